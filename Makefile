@@ -1,0 +1,40 @@
+# Two commands for a newcomer: `make run` and `make test`. Both create .venv when it is missing
+# and reinstall only when pyproject.toml changed (the stamp file tracks it).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck check console bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m bot run
+
+console: $(STAMP)
+	$(BIN)/python -m bot console
+
+test: $(STAMP)
+	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/mypy
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/ruff format --check bot tests bench migrations
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+check: lint typecheck test
+
+bench: $(STAMP)
+	@for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Otomo (お供): a Discord companion bot."""

@@ -1,0 +1,1 @@
+"""Otomo tests."""

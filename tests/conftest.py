@@ -1,0 +1,51 @@
+"""Shared fixtures: the network guard, settings built from a dict, a manual clock, databases."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+# Before anything imports litellm: use the bundled price map instead of downloading one.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_TELEMETRY", "False")
+
+from bot.clock import ManualClock
+from bot.settings import Settings, load_settings
+from bot.storage import Database, create_database
+from bot.storage.models import metadata
+
+pytest_plugins = ["tests.fakes.netguard_plugin"]
+
+# A Sunday evening in Tokyo, away from any DST edge.
+START = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """A clock that moves only when the test says so."""
+    return ManualClock(START)
+
+
+@pytest.fixture
+def make_settings() -> Callable[..., Settings]:
+    """Build Settings from environment-style keyword arguments, ignoring any .env file."""
+
+    def build(**values: Any) -> Settings:
+        environ = {"DATABASE_URL": "sqlite+aiosqlite://", **{k: str(v) for k, v in values.items()}}
+        return load_settings(environ=environ, env_file=None)
+
+    return build
+
+
+@pytest.fixture
+async def database() -> AsyncIterator[Database]:
+    """An in-memory SQLite database with every table created from the models."""
+    db = create_database("sqlite+aiosqlite://")
+    async with db.engine.begin() as connection:
+        await connection.run_sync(metadata.create_all)
+    yield db
+    await db.dispose()

@@ -1,0 +1,277 @@
+"""The model behind the agent: streaming calls through litellm, error sentences, a call log."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.messages import ToolCall
+from bot.clock import Clock
+from bot.settings import Settings, prepare_litellm_environment
+from bot.storage.agent import LLMCall
+
+log = logging.getLogger(__name__)
+
+
+class LLMFailure(Exception):
+    """A model call failed; `sentence` is safe to show a user, `kind` names the failure."""
+
+    def __init__(self, kind: str, sentence: str) -> None:
+        super().__init__(sentence)
+        self.kind = kind
+        self.sentence = sentence
+
+
+@dataclass
+class Usage:
+    """Tokens spent, summed over the calls of one run."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+
+    def add(self, other: Usage) -> None:
+        """Accumulate another call's usage."""
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+
+
+@dataclass
+class TextChunk:
+    """A piece of streamed answer text."""
+
+    text: str
+
+
+@dataclass
+class ToolCallName:
+    """The model started a tool call; its name is known, arguments still streaming."""
+
+    index: int
+    call_id: str
+    name: str
+
+
+@dataclass
+class Turn:
+    """Everything one model call produced, once the stream ended."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+StreamItem = TextChunk | ToolCallName | Turn
+
+
+def _import_litellm() -> Any:
+    prepare_litellm_environment()
+    import litellm
+
+    # litellm prints provider help banners on errors; our own sentences replace them.
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def failure_from_exception(exc: BaseException) -> LLMFailure:
+    """Map a litellm/OpenAI exception to a sentence a user can act on."""
+    litellm = _import_litellm()
+    checks: list[tuple[Any, str, str]] = [
+        (litellm.ContextWindowExceededError, "context_too_long",
+         "This conversation got too long for the model. Start a new topic or ask an admin "
+         "to raise the model's context size."),
+        (litellm.AuthenticationError, "auth",
+         "The AI service refused our credentials. An admin needs to check LLM_API_KEY."),
+        (litellm.RateLimitError, "rate_limit",
+         "The AI service is rate-limiting us right now. Please try again in a minute."),
+        (litellm.Timeout, "timeout",
+         "The AI service took too long to answer. Please try again in a moment."),
+        (litellm.APIConnectionError, "unreachable",
+         "I could not reach the AI service. Please try again later; an admin may need to "
+         "check LLM_API_BASE."),
+        (litellm.NotFoundError, "model_not_found",
+         "The configured model does not exist at the AI service. An admin needs to check "
+         "LLM_MODEL."),
+        (litellm.BadRequestError, "bad_request",
+         "The AI service rejected the request. Please rephrase, or start a new topic."),
+    ]
+    for cls, kind, sentence in checks:
+        if isinstance(exc, cls):
+            return LLMFailure(kind, sentence)
+    return LLMFailure(
+        "server_error",
+        "The AI service had an error and did not answer. Please try again in a moment.",
+    )
+
+
+class LLMClient:
+    """Calls the configured model through litellm and logs every call."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: async_sessionmaker[AsyncSession] | None,
+        clock: Clock,
+    ) -> None:
+        self._settings = settings
+        self._sessions = sessions
+        self._clock = clock
+
+    def _params(self) -> dict[str, Any]:
+        settings = self._settings
+        params: dict[str, Any] = {
+            "model": settings.llm_model,
+            "timeout": settings.llm_timeout_seconds,
+            "num_retries": settings.llm_num_retries,
+        }
+        if settings.llm_api_base:
+            params["api_base"] = settings.llm_api_base
+        if settings.llm_api_key:
+            params["api_key"] = settings.llm_api_key.get_secret_value()
+        if settings.llm_fallback_models:
+            params["fallbacks"] = list(settings.llm_fallback_models)
+        return params
+
+    async def stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        *,
+        purpose: str = "agent",
+        conversation_key: str | None = None,
+    ) -> AsyncGenerator[StreamItem, None]:
+        """Stream one model call: text chunks and tool-call names, then the whole Turn."""
+        litellm = _import_litellm()
+        started = self._clock.now()
+        t0 = time.perf_counter()
+        turn = Turn()
+        error: str | None = None
+        partial: dict[int, dict[str, str]] = {}
+        try:
+            response = await litellm.acompletion(
+                messages=messages,
+                tools=tools or None,
+                stream=True,
+                stream_options={"include_usage": True},
+                **self._params(),
+            )
+            async for chunk in response:
+                usage = getattr(chunk, "usage", None)
+                if usage:
+                    turn.usage = Usage(
+                        getattr(usage, "prompt_tokens", 0) or 0,
+                        getattr(usage, "completion_tokens", 0) or 0,
+                        1,
+                    )
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                if choice.finish_reason:
+                    turn.finish_reason = choice.finish_reason
+                delta = choice.delta
+                if delta is None:
+                    continue
+                if delta.content:
+                    turn.text += delta.content
+                    yield TextChunk(delta.content)
+                for call in delta.tool_calls or []:
+                    index = call.index if call.index is not None else len(partial)
+                    entry = partial.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                    if call.id:
+                        entry["id"] = call.id
+                    function = call.function
+                    if function is not None and function.name and not entry["name"]:
+                        entry["name"] = function.name
+                        yield ToolCallName(index, entry["id"] or f"call_{index}", entry["name"])
+                    if function is not None and function.arguments:
+                        entry["arguments"] += function.arguments
+            turn.tool_calls = [
+                ToolCall(
+                    id=entry["id"] or f"call_{index}",
+                    name=entry["name"],
+                    arguments=entry["arguments"],
+                )
+                for index, entry in sorted(partial.items())
+                if entry["name"]
+            ]
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            log.warning("LLM call failed (%s): %s", purpose, error)
+            raise failure_from_exception(exc) from exc
+        finally:
+            turn.usage.calls = 1
+            await self._log(purpose, conversation_key, started, t0, turn, error, messages)
+        yield turn
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        purpose: str,
+        conversation_key: str | None = None,
+    ) -> str:
+        """One non-streamed text answer (summaries, tips)."""
+        litellm = _import_litellm()
+        started = self._clock.now()
+        t0 = time.perf_counter()
+        turn = Turn()
+        error: str | None = None
+        try:
+            response = await litellm.acompletion(messages=messages, **self._params())
+            turn.text = response.choices[0].message.content or ""
+            usage = getattr(response, "usage", None)
+            if usage:
+                turn.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, 1)
+            return turn.text
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            raise failure_from_exception(exc) from exc
+        finally:
+            await self._log(purpose, conversation_key, started, t0, turn, error, messages)
+
+    async def _log(
+        self,
+        purpose: str,
+        conversation_key: str | None,
+        started: Any,
+        t0: float,
+        turn: Turn,
+        error: str | None,
+        messages: list[dict[str, Any]],
+    ) -> None:
+        if self._sessions is None:
+            return
+        debug = self._settings.llm_log_prompts
+        row = LLMCall(
+            model=self._settings.llm_model,
+            purpose=purpose,
+            conversation_key=conversation_key,
+            started_at=started,
+            latency_ms=(time.perf_counter() - t0) * 1000,
+            tokens_in=turn.usage.prompt_tokens or None,
+            tokens_out=turn.usage.completion_tokens or None,
+            error=error,
+            prompt=json.dumps(messages, ensure_ascii=False) if debug else None,
+            response=(
+                json.dumps(
+                    {"text": turn.text, "tool_calls": [c.model_dump() for c in turn.tool_calls]},
+                    ensure_ascii=False,
+                )
+                if debug
+                else None
+            ),
+        )
+        try:
+            async with self._sessions() as session, session.begin():
+                session.add(row)
+        except Exception:
+            # The log is diagnostics; a failure to write it must not fail the user's request.
+            log.exception("Could not record an LLM call")

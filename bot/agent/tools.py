@@ -1,0 +1,328 @@
+"""Tool registry: typed async functions the model may call, with schemas built by pydantic."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import re
+import typing
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, TypeVar, get_type_hints
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic.fields import FieldInfo
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.settings import Settings
+
+S = TypeVar("S")
+
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+DEFAULT_TIMEOUT_SECONDS = 30.0
+MAX_TIMEOUT_SECONDS = 300.0
+
+
+class ToolError(Exception):
+    """Raised by a tool to tell the model what was wrong with its call (not a crash)."""
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may use about the current request; tools never read globals."""
+
+    user_id: int
+    user_name: str
+    guild_id: int | None
+    channel_id: int
+    clock: Clock
+    sessions: async_sessionmaker[AsyncSession]
+    settings: Settings
+    timezone: ZoneInfo
+    origin_message_id: int | None = None
+    conversation_key: str = ""
+    is_admin: bool = False
+    # Long-lived services (an index, an engine…) by type, injected by the composition root.
+    services: Mapping[type[Any], Any] = field(default_factory=dict)
+    # Partial output a long tool reports as it goes; kept if the run is interrupted.
+    partial: list[Any] = field(default_factory=list)
+
+    def service(self, kind: type[S]) -> S:
+        """The injected service of this type; a ToolError when the bot runs without it."""
+        found = self.services.get(kind)
+        if found is None:
+            raise ToolError(f"{kind.__name__} is not available in this bot right now")
+        return found  # type: ignore[no-any-return]
+
+    def now(self) -> datetime:
+        """The current instant in UTC, from the injected clock."""
+        return self.clock.now()
+
+    def local_now(self) -> datetime:
+        """The current instant in the requester's time zone."""
+        return self.clock.now().astimezone(self.timezone)
+
+    def report_partial(self, value: Any) -> None:
+        """Record progress that should survive an interruption."""
+        self.partial.append(value)
+
+
+ToolHandler = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable the model may request, with its JSON schema and execution policy."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: ToolHandler
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
+    requires_approval: bool = True
+    source: str = "core"
+    guild_id: int | None = None
+    # Validates and converts the model's arguments before the handler sees them.
+    arguments_model: type[BaseModel] | None = None
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME_PATTERN.fullmatch(self.name):
+            raise ValueError(
+                f"tool name {self.name!r} must be 1-64 characters of letters, digits, _ . -"
+            )
+        if not 0 < self.timeout <= MAX_TIMEOUT_SECONDS:
+            raise ValueError(
+                f"tool {self.name!r} timeout {self.timeout} must be above 0 and at most "
+                f"{MAX_TIMEOUT_SECONDS:g} seconds"
+            )
+        if self.parameters.get("type") != "object":
+            raise ValueError(f"tool {self.name!r} parameters must be a JSON object schema")
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI-style function schema sent to the model."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def available_in(self, guild_id: int | None) -> bool:
+        """Whether the tool is offered in this guild (None = a DM or the console)."""
+        return self.guild_id is None or self.guild_id == guild_id
+
+
+def _docstring_parts(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its description and `name: text` lines under Args:."""
+    doc = inspect.getdoc(func) or ""
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    in_args = False
+    current: str | None = None
+    for line in doc.splitlines():
+        stripped = line.strip()
+        if stripped.lower() in {"args:", "arguments:", "parameters:"}:
+            in_args = True
+            continue
+        if in_args:
+            match = re.match(r"^(\w+)(?:\s*\(.*?\))?\s*:\s*(.*)$", stripped)
+            if match and line.startswith((" ", "\t")) is not False:
+                current = match.group(1)
+                params[current] = match.group(2)
+            elif stripped and current:
+                params[current] += " " + stripped
+            continue
+        summary.append(line)
+    return "\n".join(summary).strip(), params
+
+
+def _model_from_signature(name: str, func: ToolHandler) -> type[BaseModel]:
+    """A pydantic model of the handler's parameters after the ToolContext."""
+    hints = get_type_hints(func, include_extras=True)
+    _, param_docs = _docstring_parts(func)
+    fields: dict[str, Any] = {}
+    parameters = list(inspect.signature(func).parameters.values())
+    if not parameters or hints.get(parameters[0].name) is not ToolContext:
+        raise TypeError(f"tool {name!r}: the first parameter must be `ctx: ToolContext`")
+    for param in parameters[1:]:
+        annotation = hints.get(param.name, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        description = param_docs.get(param.name)
+        if typing.get_origin(annotation) is typing.Annotated and any(
+            isinstance(extra, FieldInfo) for extra in typing.get_args(annotation)[1:]
+        ):
+            fields[param.name] = (annotation, default)
+        else:
+            from pydantic import Field
+
+            fields[param.name] = (annotation, Field(default, description=description))
+    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
+        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's titles, which only cost tokens."""
+    schema = dict(schema)
+    schema.pop("title", None)
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        schema["properties"] = {
+            key: {k: v for k, v in value.items() if k != "title"} for key, value in props.items()
+        }
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            schema[key] = {k: _clean_schema(v) for k, v in schema[key].items()}
+    return schema
+
+
+def tool(
+    name: str | None = None,
+    *,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    timeout: float = DEFAULT_TIMEOUT_SECONDS,
+    requires_approval: bool = True,
+    source: str = "core",
+    guild_id: int | None = None,
+) -> Callable[[ToolHandler], Tool]:
+    """Turn `async def f(ctx: ToolContext, ...)` into a Tool; schema from signature + docstring."""
+
+    def wrap(func: ToolHandler) -> Tool:
+        if not inspect.iscoroutinefunction(func):
+            raise TypeError(f"tool {func.__name__!r} must be an async function")
+        tool_name = name or func.__name__
+        summary, _ = _docstring_parts(func)
+        model = None if parameters is not None else _model_from_signature(tool_name, func)
+        schema = parameters if parameters is not None else _clean_schema(
+            model.model_json_schema() if model else {}
+        )
+        return Tool(
+            name=tool_name,
+            description=description or summary or tool_name,
+            parameters=schema,
+            handler=func,
+            timeout=timeout,
+            requires_approval=requires_approval,
+            source=source,
+            guild_id=guild_id,
+            arguments_model=model,
+        )
+
+    return wrap
+
+
+class ToolRegistry:
+    """The tools the agent may offer; registering a name again replaces the old tool."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            self.register(item)
+
+    def register(self, item: Tool) -> None:
+        """Add or overwrite a tool by name."""
+        self._tools[item.name] = item
+
+    def unregister(self, name: str) -> bool:
+        """Remove a tool; True when it existed."""
+        return self._tools.pop(name, None) is not None
+
+    def clear(self, source: str) -> list[str]:
+        """Remove every tool registered with source; return their names."""
+        names = [n for n, t in self._tools.items() if t.source == source]
+        for n in names:
+            del self._tools[n]
+        return names
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called name, if registered."""
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        """Every registered name, sorted."""
+        return sorted(self._tools)
+
+    def select(self, names: Iterable[str] | None, guild_id: int | None) -> list[Tool]:
+        """Registered tools among names (all when None) that are offered in guild_id."""
+        wanted = self._tools.keys() if names is None else names
+        chosen = [self._tools[n] for n in wanted if n in self._tools]
+        return [t for t in chosen if t.available_in(guild_id)]
+
+    def with_overrides(self, name: str, **changes: Any) -> None:
+        """Replace some fields of a registered tool (e.g. its timeout from settings)."""
+        self._tools[name] = replace(self._tools[name], **changes)
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a tool call produced, in the shape the model receives."""
+
+    output: Any
+    is_error: bool = False
+
+    def to_content(self) -> str:
+        """JSON text for the tool message: `{"output": ...}` or `{"is_error": true, ...}`."""
+        if self.is_error:
+            return json.dumps({"is_error": True, "error": self.output}, ensure_ascii=False)
+        return json.dumps({"output": self.output, "is_error": False}, ensure_ascii=False,
+                          default=str)
+
+
+def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse and validate the model's raw JSON arguments; return (arguments, error sentence)."""
+    try:
+        loaded = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        return None, (
+            f"Your arguments for {tool_item.name} were not valid JSON ({exc.msg} at "
+            f"position {exc.pos}). You sent: {raw[:500]}. Call the tool again with a JSON object."
+        )
+    if not isinstance(loaded, dict):
+        return None, (
+            f"Arguments for {tool_item.name} must be a JSON object; you sent: {raw[:500]}"
+        )
+    if tool_item.arguments_model is None:
+        return loaded, None
+    try:
+        tool_item.arguments_model.model_validate(loaded)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        return None, (
+            f"Arguments for {tool_item.name} do not match its schema ({problems}). "
+            f"You sent: {raw[:500]}"
+        )
+    return loaded, None
+
+
+async def execute(tool_item: Tool, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
+    """Run a tool with its timeout; every failure becomes an error outcome, never an exception."""
+    try:
+        if tool_item.arguments_model is not None:
+            validated = tool_item.arguments_model.model_validate(dict(arguments))
+            kwargs = {k: getattr(validated, k) for k in type(validated).model_fields}
+        else:
+            kwargs = dict(arguments)
+        async with asyncio.timeout(tool_item.timeout):
+            output = await tool_item.handler(ctx, **kwargs)
+    except ToolError as exc:
+        return ToolOutcome(str(exc), is_error=True)
+    except TimeoutError:
+        return ToolOutcome(
+            f"{tool_item.name} did not finish within {tool_item.timeout:g} seconds", is_error=True
+        )
+    except ValidationError as exc:
+        return ToolOutcome(f"invalid arguments: {exc.errors()[0]['msg']}", is_error=True)
+    except Exception as exc:  # a broken tool must not crash the conversation
+        return ToolOutcome(f"{type(exc).__name__}: {exc}", is_error=True)
+    return ToolOutcome(output)

@@ -1,0 +1,84 @@
+"""Tables of the agent: conversation history, approval requests, always-allow grants, LLM calls."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, Float, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.storage.base import Base, UTCDateTime
+
+
+class ConversationMessage(Base):
+    """One typed message of a conversation, stored as JSON of its pydantic model."""
+
+    __tablename__ = "conversation_messages"
+    __table_args__ = (Index("ix_conversation_messages_key_id", "conversation_key", "id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    conversation_key: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[str] = mapped_column(Text)
+    exclude_from_context: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ApprovalRequest(Base):
+    """A tool call waiting for (or decided by) a person; written before any card is shown."""
+
+    __tablename__ = "approval_requests"
+    __table_args__ = (
+        Index("ix_approval_requests_status_expires_at", "status", "expires_at"),
+        Index("ix_approval_requests_conversation_key", "conversation_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tool_call_id: Mapped[str] = mapped_column(String(100))
+    tool_name: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[str] = mapped_column(Text)
+    requester_id: Mapped[int] = mapped_column(BigInteger)
+    requester_name: Mapped[str] = mapped_column(String(100))
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    origin_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    card_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    conversation_key: Mapped[str] = mapped_column(String(100))
+    handler: Mapped[str] = mapped_column(String(32))
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    decided_by: Mapped[int | None] = mapped_column(BigInteger)
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class ToolGrant(Base):
+    """An "always allow" decision: this user lets this tool run without asking."""
+
+    __tablename__ = "tool_grants"
+    __table_args__ = (UniqueConstraint("user_id", "tool_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    tool_name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class LLMCall(Base):
+    """One call to the model: what it cost and how long it took (prompts only when debugging)."""
+
+    __tablename__ = "llm_calls"
+    __table_args__ = (Index("ix_llm_calls_started_at", "started_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    model: Mapped[str] = mapped_column(String(200))
+    purpose: Mapped[str] = mapped_column(String(32))
+    conversation_key: Mapped[str | None] = mapped_column(String(100))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    latency_ms: Mapped[float] = mapped_column(Float)
+    tokens_in: Mapped[int | None] = mapped_column(Integer)
+    tokens_out: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(Text)
+    prompt: Mapped[str | None] = mapped_column(Text)
+    response: Mapped[str | None] = mapped_column(Text)

@@ -1,0 +1,234 @@
+"""Approvals are data: who may decide, deciding once, resuming after a restart, stopping."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from bot.agent import events as ev
+from bot.agent import messages as m
+from bot.agent.approvals import Decision, Status
+from tests.agent.conftest import Rig, collect
+from tests.fakes.llm_server import text, tool_call
+
+
+async def _pending_approval(rig: Rig) -> tuple[asyncio.Task[list[ev.AgentEvent]], int]:
+    """Start a run that stops at an approval card; return the run task and approval id."""
+    seen: asyncio.Queue[int] = asyncio.Queue()
+
+    async def note(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ApprovalRequired):
+            await seen.put(event.approval_id)
+
+    task = asyncio.create_task(collect(rig.agent.run(rig.request(), "メモして"), note))
+    approval_id = await asyncio.wait_for(seen.get(), 5)
+    return task, approval_id
+
+
+async def test_the_row_exists_before_the_card_is_shown(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}, id="call_9"))
+    task, approval_id = await _pending_approval(rig)
+
+    row = await rig.approvals.get(approval_id)
+    assert row is not None and row.status == Status.PENDING
+    assert (row.tool_name, row.tool_call_id, row.requester_id, row.channel_id) == (
+        "add_note", "call_9", 100, 10)
+    assert row.expires_at - row.created_at == timedelta(seconds=300)
+    await rig.approvals.decide(approval_id, 100, Decision.REJECT)
+    await task
+
+
+async def test_someone_else_is_refused_and_nothing_changes(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
+    task, approval_id = await _pending_approval(rig)
+
+    outcome = await rig.approvals.decide(approval_id, 999, Decision.APPROVE)
+
+    assert not outcome.effective
+    assert "Only user100" in outcome.message
+    assert (await rig.approvals.get(approval_id)).status == Status.PENDING  # type: ignore[union-attr]
+    assert rig.book.notes == []
+    await rig.approvals.decide(approval_id, 100, Decision.APPROVE)
+    await task
+    assert rig.book.notes == ["x"]
+
+
+async def test_an_approver_may_decide_for_someone_else(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
+    task, approval_id = await _pending_approval(rig)
+
+    outcome = await rig.approvals.decide(approval_id, 999, Decision.APPROVE, is_approver=True)
+
+    assert outcome.effective
+    await task
+    assert (await rig.approvals.get(approval_id)).decided_by == 999  # type: ignore[union-attr]
+
+
+async def test_deciding_twice_has_one_effect(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
+    task, approval_id = await _pending_approval(rig)
+
+    first, second = await asyncio.gather(
+        rig.approvals.decide(approval_id, 100, Decision.APPROVE),
+        rig.approvals.decide(approval_id, 100, Decision.REJECT),
+    )
+    await task
+
+    assert [first.effective, second.effective].count(True) == 1
+    assert rig.book.notes == ["x"] or rig.book.notes == []
+    loser = second if first.effective else first
+    assert "already" in loser.message
+
+
+async def test_resume_after_restart_runs_the_tool_and_continues(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "再起動後"}, id="call_x"))
+    task, approval_id = await _pending_approval(rig)
+    task.cancel()  # the process dies while the card is waiting
+    await asyncio.gather(task, return_exceptions=True)
+
+    restarted = rig.rebuilt()
+    outcome = await restarted.approvals.decide(approval_id, 100, Decision.APPROVE)
+    assert outcome.effective and not outcome.woke_waiter
+    restarted.llm.queue(text("再起動後もメモしました"))
+    events = await collect(restarted.agent.resume(approval_id))
+
+    assert rig.book.notes == ["再起動後"]
+    assert [type(e).__name__ for e in events if not isinstance(e, ev.TextDelta)] == [
+        "ToolExecuting", "ToolResult", "RoundEnd", "Done"]
+    last = restarted.llm.last_request.messages
+    assert last[-1]["role"] == "tool" and last[-1]["tool_call_id"] == "call_x"
+    assert events[-1].text == "再起動後もメモしました"  # type: ignore[union-attr]
+
+
+async def test_an_expired_request_after_restart_runs_nothing(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "late"}))
+    task, approval_id = await _pending_approval(rig)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+    restarted = rig.rebuilt()
+    rig.clock.advance(timedelta(seconds=301))
+    outcome = await restarted.approvals.decide(approval_id, 100, Decision.APPROVE)
+
+    assert not outcome.effective and outcome.status == Status.EXPIRED
+    assert "expired" in outcome.message
+    assert rig.book.notes == []
+
+
+async def test_sweep_expires_overdue_requests(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "late"}))
+    task, approval_id = await _pending_approval(rig)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    restarted = rig.rebuilt()
+
+    assert await restarted.approvals.expire_overdue() == []
+    rig.clock.advance(timedelta(minutes=6))
+    expired = await restarted.approvals.expire_overdue()
+
+    assert [row.id for row in expired] == [approval_id]
+    assert (await restarted.approvals.get(approval_id)).status == Status.EXPIRED  # type: ignore[union-attr]
+
+
+async def test_a_new_message_invalidates_a_leftover_request(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "old"}, id="call_old"))
+    task, approval_id = await _pending_approval(rig)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+    restarted = rig.rebuilt()
+    restarted.llm.queue(text("新しい話題ですね"))
+    events = await collect(restarted.agent.run(restarted.request(), "別の話"))
+
+    assert events[0] == ev.ToolRejected("call_old", "add_note", None, "invalidated", None,
+                                        approval_id)
+    assert (await restarted.approvals.get(approval_id)).status == Status.INVALIDATED  # type: ignore[union-attr]
+    sent = restarted.llm.last_request.messages
+    assert any(x["role"] == "tool" and x["tool_call_id"] == "call_old" for x in sent)
+
+
+async def test_stop_during_approval_cancels_the_request(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}))
+    stop = asyncio.Event()
+    seen: list[ev.AgentEvent] = []
+
+    async def on_event(event: ev.AgentEvent) -> None:
+        seen.append(event)
+        if isinstance(event, ev.ApprovalRequired):
+            stop.set()
+
+    events = await collect(rig.agent.run(rig.request(), "メモ", stop), on_event)
+
+    approval_id = next(e.approval_id for e in events if isinstance(e, ev.ApprovalRequired))
+    assert (await rig.approvals.get(approval_id)).status == Status.INVALIDATED  # type: ignore[union-attr]
+    assert isinstance(events[-1], ev.Done) and events[-1].reason == "interrupted"
+    assert not rig.approvals.has_waiter(approval_id)
+    assert rig.book.notes == []
+    late = await rig.approvals.decide(approval_id, 100, Decision.APPROVE)
+    assert not late.effective
+
+
+async def test_stop_during_execution_keeps_partial_output(rig: Rig) -> None:
+    rig.llm.queue(tool_call("long_job", {"steps": 2}, id="call_long"))
+    stop = asyncio.Event()
+
+    async def on_event(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ToolExecuting):
+            asyncio.get_running_loop().call_later(0.05, stop.set)
+
+    events = await collect(rig.agent.run(rig.request(), "長い仕事", stop), on_event)
+
+    assert of_type_reason(events) == ["interrupted"]
+    assert isinstance(events[-1], ev.Done) and events[-1].reason == "interrupted"
+    stored = [s.message for s in await rig.store.all("c10:u100")]
+    rejected = stored[-1]
+    assert isinstance(rejected, m.ToolRejectedMessage)
+    assert rejected.reason == "interrupted"
+    assert rejected.partial == [{"step": 1}, {"step": 2}]
+    rig.llm.queue(text("続きは？"))
+    await collect(rig.agent.run(rig.request(), "どうなった？"))
+    tool_message = next(x for x in rig.llm.last_request.messages if x["role"] == "tool")
+    assert '"step": 2' in tool_message["content"] and "interrupted" in tool_message["content"]
+
+
+async def test_stop_while_streaming_keeps_the_partial_text(rig: Rig) -> None:
+    rig.llm.queue(text("とても長い答えをゆっくり書いています。" * 5, chunk_delay=0.05))
+    stop = asyncio.Event()
+
+    async def on_event(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.TextDelta):
+            stop.set()
+
+    events = await collect(rig.agent.run(rig.request(), "長く話して", stop), on_event)
+
+    shown = "".join(e.text for e in events if isinstance(e, ev.TextDelta))
+    assert shown and len(shown) < len("とても長い答えをゆっくり書いています。" * 5)
+    assert isinstance(events[-1], ev.Done) and events[-1].reason == "interrupted"
+    stored = [s.message for s in await rig.store.all("c10:u100")]
+    assert isinstance(stored[-2], m.AssistantMessage) and stored[-2].text == shown
+    assert isinstance(stored[-1], m.NoticeMessage)
+
+
+async def test_grants_are_listable_and_revocable(rig: Rig) -> None:
+    await rig.approvals.grant(100, "add_note")
+    await rig.approvals.grant(100, "add_note")
+
+    assert [g.tool_name for g in await rig.approvals.grants(100)] == ["add_note"]
+    assert await rig.approvals.needs_asking(100, "add_note") == (False, "grant")
+    assert await rig.approvals.revoke(100, "add_note") is True
+    assert await rig.approvals.revoke(100, "add_note") is False
+    assert await rig.approvals.needs_asking(100, "add_note") == (True, "")
+
+
+async def test_auto_approve_setting_skips_the_question(rig: Rig) -> None:
+    rig.approvals.auto_approve = frozenset({"add_note"})
+    rig.llm.queue(tool_call("add_note", {"text": "auto"}), text("ok"))
+
+    events = await collect(rig.agent.run(rig.request(), "メモ"))
+
+    assert not [e for e in events if isinstance(e, ev.ApprovalRequired)]
+    assert next(e for e in events if isinstance(e, ev.ToolExecuting)).approved_by == "policy"
+
+
+def of_type_reason(events: list[ev.AgentEvent]) -> list[str]:
+    return [e.reason for e in events if isinstance(e, ev.ToolRejected)]

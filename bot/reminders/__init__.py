@@ -1,0 +1,1 @@
+"""Reminders: repeat rules, the reminder service, its tools and the delivery engine (no Discord)."""

@@ -1,0 +1,170 @@
+"""Posting one claimed reminder and recording the outcome, with the failure policy in the row."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.clock import Clock
+from bot.reminders.ledger import Claim, DeliveryLedger
+from bot.reminders.repeat import following, load_rule, summary
+from bot.reminders.sending import (
+    LATE_AFTER,
+    DeliveryRejected,
+    DeliveryRetryable,
+    OwnerFailureNotifier,
+    ReminderDelivery,
+    ReminderSender,
+    delivery_nonce,
+)
+from bot.reminders.times import local_text
+
+log = logging.getLogger(__name__)
+
+# Rejections (403/404) of one occurrence before the reminder fails and the owner is told.
+MAX_ATTEMPTS = 5
+# Transient errors (429/5xx) of one occurrence that are free; past this one counts as a rejection.
+MAX_FREE_RETRIES = 20
+REJECTION_BACKOFF = timedelta(seconds=30)
+MAX_BACKOFF = timedelta(hours=1)
+MAX_RETRY_DELAY = timedelta(minutes=5)
+
+
+class ReminderCourier:
+    """Confirms a claim, sends through the sender, then marks, advances or reschedules the row.
+
+    rescheduled receives every new next_attempt_at, so the engine can wake for it.
+    """
+
+    def __init__(
+        self,
+        ledger: DeliveryLedger,
+        clock: Clock,
+        sender: ReminderSender,
+        notify_owner_failure: OwnerFailureNotifier,
+        rescheduled: Callable[[datetime], None],
+    ) -> None:
+        self._ledger = ledger
+        self._clock = clock
+        self._sender = sender
+        self._notify_owner_failure = notify_owner_failure
+        self._rescheduled = rescheduled
+
+    async def deliver(self, claim: Claim) -> None:
+        """Post the claimed occurrence once, unless it was cancelled or edited meanwhile."""
+        now = self._clock.now()
+        if not await self._ledger.confirm(claim, now):
+            log.info("reminder #%s changed before sending; skipped", claim.row.id)
+            return
+        delivery = delivery_of(claim, now)
+        try:
+            message_id = await self._sender.send(delivery)
+        except DeliveryRetryable as exc:
+            await self._retry_later(claim, delivery, exc)
+        except DeliveryRejected as exc:
+            await self._count_rejection(claim, delivery, exc.reason)
+        except Exception as exc:
+            log.exception("reminder #%s: the sender raised", claim.row.id)
+            await self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
+        else:
+            await self._record_sent(claim, message_id)
+
+    async def _record_sent(self, claim: Claim, message_id: int) -> None:
+        row = claim.row
+        now = self._clock.now()
+        rule = load_rule(row.repeat)
+        upcoming = None
+        if rule is not None:
+            # Occurrences missed while the bot was down are skipped, not posted in a burst.
+            upcoming = following(rule, row.due_at, row.occurrence, zone(row.timezone), after=now)
+        if upcoming is None:
+            recorded = await self._ledger.mark_delivered(claim, message_id, now)
+        else:
+            recorded = await self._ledger.advance(claim, message_id, now, *upcoming)
+        if not recorded:
+            log.warning("reminder #%s was sent but changed meanwhile; left as it is", row.id)
+        elif upcoming is not None:
+            self._rescheduled(upcoming[0])
+
+    async def _retry_later(
+        self, claim: Claim, delivery: ReminderDelivery, error: DeliveryRetryable
+    ) -> None:
+        row = claim.row
+        retries = row.retries + 1
+        if retries > MAX_FREE_RETRIES:
+            await self._count_rejection(claim, delivery, f"Discord kept failing: {error}", 0)
+            return
+        if error.retry_after is not None:
+            delay = timedelta(seconds=max(0.0, error.retry_after))
+        else:
+            delay = min(timedelta(seconds=2**retries), MAX_RETRY_DELAY)
+        next_attempt = self._clock.now() + delay
+        log.info("reminder #%s: %s; retrying in %s", row.id, error, delay)
+        if await self._ledger.reschedule(
+            claim,
+            next_attempt_at=next_attempt,
+            attempts=row.attempts,
+            retries=retries,
+            last_error=str(error),
+        ):
+            self._rescheduled(next_attempt)
+
+    async def _count_rejection(
+        self, claim: Claim, delivery: ReminderDelivery, reason: str, retries: int | None = None
+    ) -> None:
+        row = claim.row
+        attempts = row.attempts + 1
+        failed = attempts >= MAX_ATTEMPTS
+        next_attempt = self._clock.now() + min(REJECTION_BACKOFF * 2 ** (attempts - 1), MAX_BACKOFF)
+        log.warning("reminder #%s: attempt %s failed: %s", row.id, attempts, reason)
+        recorded = await self._ledger.reschedule(
+            claim,
+            next_attempt_at=next_attempt,
+            attempts=attempts,
+            retries=row.retries if retries is None else retries,
+            last_error=reason,
+            failed=failed,
+        )
+        if not recorded:
+            return
+        if not failed:
+            self._rescheduled(next_attempt)
+            return
+        try:
+            await self._notify_owner_failure(delivery, reason)
+        except Exception:
+            log.exception("reminder #%s failed and its owner could not be told", row.id)
+
+
+def delivery_of(claim: Claim, now: datetime) -> ReminderDelivery:
+    """What the sender needs to post the claimed occurrence at now."""
+    row = claim.row
+    tz = zone(row.timezone)
+    late = now - row.due_at
+    rule = load_rule(row.repeat)
+    return ReminderDelivery(
+        reminder_id=row.id,
+        occurrence=row.occurrence,
+        guild_id=row.guild_id,
+        channel_id=row.channel_id,
+        user_id=row.user_id,
+        user_display_name=row.user_display_name,
+        content=row.content,
+        due_at=row.due_at,
+        due_text=local_text(row.due_at, tz, now=now),
+        late_by=late if late > LATE_AFTER else None,
+        origin_message_id=row.origin_message_id,
+        repeat_text=None if rule is None else summary(rule),
+        nonce=delivery_nonce(row.id, row.occurrence),
+        attempt=row.attempts + row.retries + 1,
+    )
+
+
+def zone(name: str) -> ZoneInfo:
+    """The reminder's zone; UTC if the stored name is unknown to this machine's tzdata."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")

@@ -1,0 +1,27 @@
+"""Requests the reminder service refuses; each message is a sentence about what was wrong."""
+
+from __future__ import annotations
+
+
+class ReminderError(Exception):
+    """A refused request; str(error) tells the model what was wrong and what to ask the user."""
+
+
+class InvalidReminder(ReminderError):
+    """The time, text or repeat rule cannot be used."""
+
+
+class TooManyReminders(InvalidReminder):
+    """The user already has the most pending reminders allowed."""
+
+
+class ReminderNotFound(ReminderError):
+    """No reminder has that id."""
+
+
+class NotReminderOwner(ReminderError):
+    """The reminder belongs to someone else."""
+
+
+class ReminderClosed(ReminderError):
+    """The reminder was already delivered, cancelled or failed, or it changed meanwhile."""

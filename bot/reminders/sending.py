@@ -1,0 +1,89 @@
+"""The seam to Discord: what a delivery carries, and the errors the Discord layer raises."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from bot.reminders.times import duration_text
+
+# Below this a reminder counts as on time and its message says nothing about lateness.
+LATE_AFTER = timedelta(minutes=1)
+
+
+class DeliveryRetryable(Exception):
+    """Discord could not take the message now (429, 5xx, network); try again later."""
+
+    def __init__(self, retry_after: float | None = None, reason: str = "") -> None:
+        super().__init__(reason or "Discord is temporarily unavailable")
+        self.retry_after = retry_after
+
+
+class DeliveryRejected(Exception):
+    """Discord refused the message (403, 404, cannot send here); counts as a failed attempt."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ReminderDelivery:
+    """Everything needed to post one occurrence of a reminder."""
+
+    reminder_id: int
+    occurrence: int
+    guild_id: int | None
+    channel_id: int
+    user_id: int
+    user_display_name: str
+    content: str
+    due_at: datetime
+    due_text: str
+    late_by: timedelta | None
+    origin_message_id: int | None
+    repeat_text: str | None
+    # Deterministic per occurrence, so a resend after a crash is dropped by Discord.
+    nonce: str
+    attempt: int
+
+    @property
+    def late_text(self) -> str | None:
+        """`5分遅れ` when the reminder is late, else None."""
+        return None if self.late_by is None else f"{duration_text(self.late_by)}遅れ"
+
+    @property
+    def origin_url(self) -> str | None:
+        """A jump link to the message that asked for the reminder."""
+        if self.origin_message_id is None:
+            return None
+        guild = self.guild_id if self.guild_id is not None else "@me"
+        return f"https://discord.com/channels/{guild}/{self.channel_id}/{self.origin_message_id}"
+
+    def text(self) -> str:
+        """A plain rendering: mention, content and a note line (the Discord layer may do more)."""
+        notes = [f"{self.due_text} の予定"]
+        if self.late_text:
+            notes.append(self.late_text)
+        if self.repeat_text:
+            notes.append(self.repeat_text)
+        return f"<@{self.user_id}> ⏰ {self.content}\n-# {' ・ '.join(notes)}"
+
+
+def delivery_nonce(reminder_id: int, occurrence: int) -> str:
+    """The Discord nonce of one occurrence (Discord allows at most 25 characters)."""
+    return f"r{reminder_id}o{occurrence}"
+
+
+class ReminderSender(Protocol):
+    """Posts a reminder; implemented by the Discord layer."""
+
+    async def send(self, delivery: ReminderDelivery) -> int:
+        """Post it and return the Discord message id; raise DeliveryRetryable/DeliveryRejected."""
+        ...
+
+
+# Awaited once when a reminder fails for good; the Discord layer DMs the owner.
+OwnerFailureNotifier = Callable[[ReminderDelivery, str], Awaitable[None]]

@@ -1,0 +1,311 @@
+"""Creating, listing, editing, cancelling and snoozing reminders, with checks for the model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.reminders.checks import check_future, checked_content, checked_time
+from bot.reminders.errors import (
+    InvalidReminder,
+    NotReminderOwner,
+    ReminderClosed,
+    ReminderNotFound,
+    TooManyReminders,
+)
+from bot.reminders.repeat import (
+    RepeatRule,
+    RepeatTooFrequent,
+    check_frequency,
+    dump_rule,
+    first_occurrence,
+    load_rule,
+)
+from bot.reminders.times import local_iso
+from bot.reminders.views import ReminderView
+from bot.settings import Settings
+from bot.storage.reminders import Reminder, ReminderState
+
+MAX_LISTED = 25
+# Discord display names are at most 32 characters; the column allows some slack.
+MAX_NAME_CHARS = 100
+
+ChangeListener = Callable[[datetime], None]
+
+
+class ReminderService:
+    """Reminder bookkeeping over the reminders table; every "now" comes from the clock.
+
+    on_change receives each new or moved due time, so the delivery engine can wake earlier.
+    """
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        settings: Settings,
+        *,
+        on_change: ChangeListener | None = None,
+    ) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self._settings = settings
+        self._on_change = on_change
+
+    async def create(
+        self,
+        *,
+        user_id: int,
+        user_display_name: str,
+        guild_id: int | None,
+        channel_id: int,
+        when: str,
+        content: str,
+        tz: ZoneInfo,
+        repeat: RepeatRule | None = None,
+        origin_message_id: int | None = None,
+    ) -> ReminderView:
+        """Store a new pending reminder; InvalidReminder says what to ask the user again."""
+        now = self._clock.now()
+        text = checked_content(content)
+        due = checked_time(when, tz, now, self._settings.reminder_max_ahead_days)
+        if repeat is not None:
+            repeat, due = self._first_of_series(repeat, due, tz, now)
+        row = Reminder(
+            guild_id=guild_id,
+            channel_id=channel_id,
+            user_id=user_id,
+            user_display_name=user_display_name[:MAX_NAME_CHARS],
+            content=text,
+            due_at=due,
+            timezone=tz.key,
+            repeat=dump_rule(repeat),
+            occurrence=1,
+            state=ReminderState.PENDING,
+            attempts=0,
+            retries=0,
+            next_attempt_at=due,
+            origin_message_id=origin_message_id,
+            created_at=now,
+        )
+        async with self._sessions() as session, session.begin():
+            pending = await session.scalar(
+                select(func.count())
+                .select_from(Reminder)
+                .where(Reminder.user_id == user_id, Reminder.state == ReminderState.PENDING)
+            )
+            limit = self._settings.reminder_max_per_user
+            if (pending or 0) >= limit:
+                raise TooManyReminders(
+                    f"the user already has {pending} pending reminders, the most allowed is "
+                    f"{limit}: ask them to cancel one first (list_reminders shows them)"
+                )
+            session.add(row)
+        self._changed(due)
+        return ReminderView.of(row, tz)
+
+    def _first_of_series(
+        self, repeat: RepeatRule, due: datetime, tz: ZoneInfo, now: datetime
+    ) -> tuple[RepeatRule, datetime]:
+        try:
+            check_frequency(repeat, self._settings.reminder_min_interval_minutes)
+        except RepeatTooFrequent as exc:
+            raise InvalidReminder(f"{exc}: ask the user for a longer interval") from None
+        repeat = repeat.anchored(due.astimezone(tz))
+        # "Weekdays at 9" asked on a Saturday starts on Monday.
+        due = first_occurrence(repeat, due.astimezone(tz), tz)
+        check_future(due, tz, now, self._settings.reminder_max_ahead_days)
+        if repeat.until is not None and due.astimezone(tz).date() > repeat.until:
+            raise InvalidReminder(
+                f"the repeat ends on {repeat.until.isoformat()}, before its first reminder at "
+                f"{local_iso(due, tz)}: ask the user when it should start or end"
+            )
+        return repeat, due
+
+    async def list_pending(
+        self, user_id: int, tz: ZoneInfo, *, limit: int = MAX_LISTED
+    ) -> list[ReminderView]:
+        """The user's pending reminders, soonest first, shown in tz."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Reminder)
+                .where(Reminder.user_id == user_id, Reminder.state == ReminderState.PENDING)
+                .order_by(Reminder.due_at, Reminder.id)
+                .limit(limit)
+            )
+            return [ReminderView.of(row, tz) for row in rows]
+
+    async def get(self, reminder_id: int, tz: ZoneInfo | None = None) -> ReminderView | None:
+        """Any reminder by id, or None."""
+        async with self._sessions() as session:
+            row = await session.get(Reminder, reminder_id)
+        return None if row is None else ReminderView.of(row, tz)
+
+    async def cancel(self, reminder_id: int, user_id: int, tz: ZoneInfo) -> ReminderView:
+        """Cancel the user's pending reminder (a repeating one stops for good)."""
+        row = await self._owned(reminder_id, user_id, verb="cancel")
+        self._require_pending(row, "cancel")
+        await self._apply(row, _cancelled(self._clock.now()))
+        return ReminderView.of(row, tz)
+
+    async def edit(
+        self,
+        reminder_id: int,
+        user_id: int,
+        tz: ZoneInfo,
+        *,
+        when: str | None = None,
+        content: str | None = None,
+    ) -> ReminderView:
+        """Change the time and/or text of the user's pending reminder."""
+        if when is None and content is None:
+            raise InvalidReminder("give a new `when`, a new `what`, or both")
+        row = await self._owned(reminder_id, user_id, verb="edit")
+        self._require_pending(row, "edit")
+        changes: dict[str, Any] = {}
+        if content is not None:
+            changes["content"] = checked_content(content)
+        due: datetime | None = None
+        if when is not None:
+            due = checked_time(when, tz, self._clock.now(), self._settings.reminder_max_ahead_days)
+            rule = load_rule(row.repeat)
+            if rule is not None:
+                # Later occurrences keep the new wall-clock time.
+                wall = due.astimezone(tz).time().replace(second=0, microsecond=0)
+                changes["repeat"] = dump_rule(rule.model_copy(update={"at": wall}))
+            changes.update(_rescheduled(due), timezone=tz.key)
+        # A claim in progress is dropped, so the old time and text are not delivered.
+        changes.update(lease_until=None, claimed_by=None)
+        await self._apply(row, changes)
+        if due is not None:
+            self._changed(due)
+        return ReminderView.of(row, tz)
+
+    async def snooze(
+        self, reminder_id: int, user_id: int, until: datetime, tz: ZoneInfo
+    ) -> ReminderView:
+        """Remind the owner again at until; a repeating series gets a one-time copy instead."""
+        row = await self._owned(reminder_id, user_id, verb="snooze")
+        if row.state == ReminderState.CANCELLED:
+            raise ReminderClosed(f"reminder #{reminder_id} was cancelled, so it cannot be snoozed")
+        now = self._clock.now()
+        check_future(until, tz, now, self._settings.reminder_max_ahead_days)
+        if row.repeat is not None:
+            copy = Reminder(
+                **{c: getattr(row, c) for c in _COPIED_COLUMNS},
+                due_at=until,
+                next_attempt_at=until,
+                repeat=None,
+                occurrence=1,
+                state=ReminderState.PENDING,
+                attempts=0,
+                retries=0,
+                created_at=now,
+            )
+            async with self._sessions() as session, session.begin():
+                session.add(copy)
+            self._changed(until)
+            return ReminderView.of(copy, tz)
+        # The occurrence moves on so the next delivery gets a nonce of its own.
+        changes = _rescheduled(until) | {
+            "occurrence": row.occurrence + 1,
+            "state": ReminderState.PENDING,
+            "delivered_at": None,
+            "lease_until": None,
+            "claimed_by": None,
+        }
+        await self._apply(row, changes, expected_state=row.state)
+        self._changed(until)
+        return ReminderView.of(row, tz)
+
+    async def done(self, reminder_id: int, user_id: int, tz: ZoneInfo) -> ReminderView:
+        """The owner is done with a delivered reminder: a one-time one still pending (snoozed)
+        is cancelled, a repeating series carries on."""
+        row = await self._owned(reminder_id, user_id, verb="finish")
+        if row.state == ReminderState.PENDING and row.repeat is None:
+            await self._apply(row, _cancelled(self._clock.now()))
+        return ReminderView.of(row, tz)
+
+    async def _owned(self, reminder_id: int, user_id: int, *, verb: str) -> Reminder:
+        async with self._sessions() as session:
+            row = await session.get(Reminder, reminder_id)
+        if row is None:
+            raise ReminderNotFound(
+                f"there is no reminder #{reminder_id}: call list_reminders to see the user's ids"
+            )
+        if row.user_id != user_id:
+            raise NotReminderOwner(
+                f"reminder #{reminder_id} belongs to another user and only its owner can "
+                f"{verb} it: tell the user so"
+            )
+        return row
+
+    @staticmethod
+    def _require_pending(row: Reminder, verb: str) -> None:
+        if row.state != ReminderState.PENDING:
+            raise ReminderClosed(
+                f"reminder #{row.id} is already {row.state}, so there is nothing to {verb}"
+            )
+
+    async def _apply(
+        self, row: Reminder, changes: dict[str, Any], *, expected_state: str = ReminderState.PENDING
+    ) -> None:
+        """Write changes only if the row is still the occurrence we read, then mirror them."""
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(Reminder)
+                .where(
+                    Reminder.id == row.id,
+                    Reminder.state == expected_state,
+                    Reminder.occurrence == row.occurrence,
+                )
+                .values(**changes)
+                .execution_options(synchronize_session=False)
+            )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise ReminderClosed(
+                f"reminder #{row.id} was just delivered or changed: call list_reminders and "
+                "try again"
+            )
+        for key, value in changes.items():
+            setattr(row, key, value)
+
+    def _changed(self, due: datetime) -> None:
+        if self._on_change is not None:
+            self._on_change(due)
+
+
+_COPIED_COLUMNS = (
+    "guild_id",
+    "channel_id",
+    "user_id",
+    "user_display_name",
+    "content",
+    "timezone",
+    "origin_message_id",
+)
+
+
+def _rescheduled(due: datetime) -> dict[str, Any]:
+    return {
+        "due_at": due,
+        "next_attempt_at": due,
+        "attempts": 0,
+        "retries": 0,
+        "last_error": None,
+    }
+
+
+def _cancelled(now: datetime) -> dict[str, Any]:
+    return {
+        "state": ReminderState.CANCELLED,
+        "cancelled_at": now,
+        "lease_until": None,
+        "claimed_by": None,
+    }

@@ -1,0 +1,63 @@
+"""The reminders table: the truth about every reminder; the scheduler only caches its next wake."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import BigInteger, CheckConstraint, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.storage.base import Base, UTCDateTime
+
+
+class ReminderState(StrEnum):
+    """Where a reminder is in its life."""
+
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class Reminder(Base):
+    """One reminder (a repeating one is one row that advances its occurrence)."""
+
+    __tablename__ = "reminders"
+    __table_args__ = (
+        # The dispatcher's "what is due next" query walks this index in order.
+        Index("ix_reminders_state_next_attempt_at", "state", "next_attempt_at"),
+        # Finding when a claim lease runs out (a crashed process's rows become claimable again).
+        Index("ix_reminders_state_lease_until", "state", "lease_until"),
+        # Per-user listing and the per-user limit on pending reminders.
+        Index("ix_reminders_user_id_state", "user_id", "state"),
+        CheckConstraint("state IN ('pending', 'delivered', 'cancelled', 'failed')", name="state"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    user_display_name: Mapped[str] = mapped_column(String(100))
+    content: Mapped[str] = mapped_column(Text)
+    # The current occurrence's due instant; a retry moves next_attempt_at, never due_at.
+    due_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # IANA zone the repeat is computed in (wall-clock times survive DST changes).
+    timezone: Mapped[str] = mapped_column(String(64))
+    # JSON of bot.reminders.repeat.RepeatRule; NULL for a one-time reminder.
+    repeat: Mapped[str | None] = mapped_column(Text)
+    occurrence: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(String(16))
+    # Rejected deliveries (403/404) of the current occurrence; 5 of them fail the reminder.
+    attempts: Mapped[int] = mapped_column(Integer)
+    # Transient failures (429/5xx/network) of the current occurrence; capped, then one attempt.
+    retries: Mapped[int] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    claimed_by: Mapped[str | None] = mapped_column(String(64))
+    delivered_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    origin_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -1,0 +1,82 @@
+"""Shared fixtures: a database with the reminders table, a manual clock and a tool context."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.agent.tools import ToolContext
+from bot.clock import ManualClock
+from bot.reminders.service import ReminderService
+from bot.settings import Settings
+from bot.storage.engine import Database
+from tests.reminders.support import (
+    ALICE,
+    CHANNEL,
+    GUILD,
+    START,
+    TOKYO,
+    ContextFactory,
+    open_database,
+)
+
+
+@pytest.fixture
+async def database() -> AsyncIterator[Database]:
+    """In-memory SQLite: enough for code that runs one session at a time."""
+    db = await open_database("sqlite+aiosqlite://")
+    yield db
+    await db.dispose()
+
+
+@pytest.fixture
+async def file_database(tmp_path: Path) -> AsyncIterator[Database]:
+    """File-backed SQLite: concurrent sessions (delivery lanes, two engines) need real pooling."""
+    db = await open_database(f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}")
+    yield db
+    await db.dispose()
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def service(database: Database, clock: ManualClock, settings: Settings) -> ReminderService:
+    return ReminderService(database.sessions, clock, settings)
+
+
+@pytest.fixture
+def make_ctx(database: Database, clock: ManualClock, settings: Settings) -> ContextFactory:
+    """A ToolContext for a user (Alice by default) in the test channel."""
+
+    def make(
+        user_id: int = ALICE,
+        *,
+        name: str = "alice",
+        tz: ZoneInfo = TOKYO,
+        settings_: Settings | None = None,
+        channel_id: int = CHANNEL,
+    ) -> ToolContext:
+        return ToolContext(
+            user_id=user_id,
+            user_name=name,
+            guild_id=GUILD,
+            channel_id=channel_id,
+            clock=clock,
+            sessions=database.sessions,
+            settings=settings_ or settings,
+            timezone=tz,
+            origin_message_id=9999,
+        )
+
+    return make

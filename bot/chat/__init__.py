@@ -1,0 +1,28 @@
+"""Chit-chat: the persona, the word pool of recent topics and the どうでもいいTips."""
+
+from bot.chat.persona import DEFAULT_PERSONA, chat_instructions, persona_text
+from bot.chat.tips import (
+    Tip,
+    Tips,
+    in_quiet_hours,
+    schedule_tips,
+)
+from bot.chat.tools import CHAT_TOOLS, chat_tools
+from bot.chat.word_pool import Topic, WordPool, load_topics
+from bot.chat.words import extract_words
+
+__all__ = [
+    "CHAT_TOOLS",
+    "DEFAULT_PERSONA",
+    "Tip",
+    "Tips",
+    "Topic",
+    "WordPool",
+    "chat_instructions",
+    "chat_tools",
+    "extract_words",
+    "in_quiet_hours",
+    "load_topics",
+    "persona_text",
+    "schedule_tips",
+]

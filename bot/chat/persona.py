@@ -1,0 +1,70 @@
+"""The chit-chat persona and the chat handler's system-prompt text."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PERSONA_FILE = "persona.md"
+MAX_PERSONA_CHARS = 4000  # the persona rides along in every chat prompt
+
+DEFAULT_PERSONA = (
+    "あなたは「おとも（Otomo）」。このサーバーに住んでいる、ちょっとおちゃめなお供のボットです。\n"
+    "- 返事は短く、1〜3文。友だちのように気さくに、でも失礼にはならないように。\n"
+    "- 基本は日本語。相手が英語で話したら英語で返します。\n"
+    "- 絵文字はたまに1つまで。説教はしない。知らないことは知らないと言う。\n"
+    "- ときどき話を広げる質問をひとつ返す。"
+)
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
+
+
+def persona_text(settings: Settings, kb_dir: Path | None = None) -> str:
+    """PERSONA from settings, else knowledge_base/persona.md (read each time, so edits apply
+    at once), else the built-in playful persona."""
+    if settings.persona and settings.persona.strip():
+        return settings.persona.strip()[:MAX_PERSONA_CHARS]
+    path = (kb_dir if kb_dir is not None else settings.knowledge_base_dir) / PERSONA_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return DEFAULT_PERSONA
+    except (OSError, UnicodeDecodeError) as exc:
+        log.warning("%s could not be read (%s); using the built-in persona", path, exc)
+        return DEFAULT_PERSONA
+    text = _FRONT_MATTER.sub("", text).strip()
+    return text[:MAX_PERSONA_CHARS] if text else DEFAULT_PERSONA
+
+
+def chat_instructions(
+    persona: str, topics: Sequence[str] = (), tip_topic: str | None = None
+) -> str:
+    """The chat handler's system prompt: the persona, recent server topics and the Tips habit.
+
+    The topics are given inline (read from the word pool by the handler) so that a plain chat
+    reply needs a single model call.
+    """
+    parts = [persona.strip(), "雑談モードです。相手の話にのって、楽しく短く返してください。"]
+    if topics:
+        listed = "、".join(f"「{t}」" for t in topics)
+        parts.append(
+            f"最近このサーバーでよく出る言葉: {listed}。話の流れに合うときだけ自然に触れてください"
+            "（全部使おうとしないこと）。"
+        )
+    tip = (
+        f"題材は「{tip_topic}」がおすすめ。"
+        if tip_topic
+        else "題材は会話の話題から選んでください。"
+    )
+    parts.append(
+        "相手が暇そうなとき、話題がほしそうなとき、Tipsを頼まれたときは、"
+        "『どうでもいいTips』としてちょっとした豆知識をひとつだけ添えます。"
+        f"{tip}確かな事実だけを書き、自信がなければ別のよく知られた事実にしてください。"
+    )
+    return "\n\n".join(parts)

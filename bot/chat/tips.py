@@ -1,0 +1,245 @@
+"""どうでもいいTips: a short piece of trivia on a topic people talk about, posted now and then."""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from apscheduler.job import Job
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.chat.persona import persona_text
+from bot.chat.word_pool import Topic
+from bot.clock import Clock
+from bot.posting import PermanentPostError, TransientPostError
+from bot.settings import Settings
+from bot.storage.chat import WORD_MAX_CHARS, TipRecord
+
+log = logging.getLogger(__name__)
+
+TIPS_JOB_ID = "useless_tips"
+# A tip that fell due while the bot was down is not worth posting late.
+TIPS_MISFIRE_GRACE_SECONDS = 600
+AVOID_LAST_TOPICS = 3  # none of the last three tips' topics is picked again
+TOPIC_CANDIDATES = 10  # the strongest pool words a topic is drawn from
+HISTORY_KEPT = 100  # tips_history rows kept
+MAX_TIP_CHARS = 300
+
+# Used when the word pool is empty or every strong word was used recently.
+FALLBACK_TOPICS = (
+    "お茶",
+    "猫",
+    "富士山",
+    "カレー",
+    "傘",
+    "月",
+    "コーヒー",
+    "パン",
+    "折り紙",
+    "自転車",
+    "温泉",
+    "ペンギン",
+    "おにぎり",
+    "虹",
+    "消しゴム",
+    "醤油",
+    "時計",
+    "タコ",
+    "雪",
+    "金魚",
+)
+
+TIP_WRITER_RULES = (
+    "あなたは『どうでもいいTips』の書き手です。与えられた話題について、役には立たないけれど"
+    "誰かに話したくなる豆知識をひとつだけ書いてください。\n"
+    "- 日本語で1〜3文、150文字以内。\n"
+    "- 確かな事実だけ。自信がなければ、その話題に関係するよく知られた事実を選ぶ。\n"
+    "- 見出し・前置き・ハッシュタグ・メンションは書かず、本文だけを返す。"
+)
+
+Complete = Callable[[str, str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Tip:
+    """One piece of trivia and the topic it is about."""
+
+    topic: str
+    text: str
+
+    def as_text(self) -> str:
+        """The tip as a Discord message."""
+        return f"💡 **どうでもいいTips**（{self.topic}）\n{self.text}"
+
+
+PostTip = Callable[[Tip], Awaitable[None]]
+
+
+class TopicSource(Protocol):
+    """Where topics come from (the WordPool)."""
+
+    async def recent_topics(self, limit: int = 10) -> list[Topic]:
+        """The strongest topics right now."""
+        ...
+
+
+def in_quiet_hours(local: datetime, quiet: tuple[int, int] | None) -> bool:
+    """Whether a local time falls in [start, end) hours; a range may wrap midnight (22-6)."""
+    if quiet is None:
+        return False
+    start, end = quiet
+    if start == end:
+        return False
+    if start < end:
+        return start <= local.hour < end
+    return local.hour >= start or local.hour < end
+
+
+_HEADER = re.compile(r"^\s*(?:💡\s*)?\**どうでもいい\s*tips\**\s*[:：]?\s*", re.IGNORECASE)
+
+
+def clean_tip_text(text: str) -> str:
+    """The model's answer without quotes, a header of its own, blank runs or excess length."""
+    text = text.strip().strip("「」\"'").strip()
+    text = _HEADER.sub("", text).strip()
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    if len(text) > MAX_TIP_CHARS:
+        cut = text[:MAX_TIP_CHARS]
+        end = max(cut.rfind("。"), cut.rfind(". "), cut.rfind("！"))
+        text = cut[: end + 1] if end > MAX_TIP_CHARS // 2 else cut.rstrip() + "…"
+    return text
+
+
+class Tips:
+    """Picks a topic, has the model write a tip, posts it and remembers the topic."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        settings: Settings,
+        complete: Complete,
+        topics: TopicSource,
+        *,
+        kb_dir: Path | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self._settings = settings
+        self._complete = complete
+        self._topics = topics
+        self._kb_dir = kb_dir
+        self._rng = rng or random.Random()
+
+    def is_quiet(self, now: datetime | None = None) -> bool:
+        """Whether now is within TIPS_QUIET_HOURS in the bot's time zone."""
+        instant = now or self._clock.now()
+        return in_quiet_hours(
+            instant.astimezone(self._settings.timezone), self._settings.quiet_hours
+        )
+
+    async def last_topics(self, count: int = AVOID_LAST_TOPICS) -> list[str]:
+        """Topics of the latest posted tips, newest first."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(TipRecord.topic)
+                .order_by(TipRecord.posted_at.desc(), TipRecord.id.desc())
+                .limit(count)
+            )
+            return list(rows)
+
+    async def pick_tip_topic(self) -> str:
+        """A strong recent topic not used by the last tips (a fallback topic if none is left)."""
+        recent = set(await self.last_topics())
+        candidates = [
+            t
+            for t in await self._topics.recent_topics(TOPIC_CANDIDATES + len(recent))
+            if t.word not in recent and len(t.word) <= WORD_MAX_CHARS
+        ][:TOPIC_CANDIDATES]
+        if candidates:
+            # Weighted by score: the talk of the day is likelier, but not the only choice.
+            chosen = self._rng.choices(candidates, weights=[t.score for t in candidates])
+            return chosen[0].word
+        fallbacks = [t for t in FALLBACK_TOPICS if t not in recent]
+        return self._rng.choice(fallbacks)
+
+    async def write_tip(self, topic: str | None = None) -> Tip:
+        """Ask the model for one tip on topic (picked when None); raises what `complete` raises."""
+        chosen = topic or await self.pick_tip_topic()
+        system = f"{persona_text(self._settings, self._kb_dir)}\n\n{TIP_WRITER_RULES}"
+        text = await self._complete(system, f"話題: {chosen}")
+        return Tip(chosen, clean_tip_text(text))
+
+    async def post_scheduled_tip(self, post: PostTip) -> Tip | None:
+        """The periodic job: outside quiet hours, write and post a tip, then remember its topic."""
+        if self.is_quiet():
+            log.debug("tips: quiet hours, nothing posted")
+            return None
+        try:
+            tip = await self.write_tip()
+        except Exception as exc:  # the model may time out or be down; try at the next run
+            log.warning("tips: no tip written this time: %s", exc)
+            return None
+        if not tip.text:
+            log.warning("tips: the model returned an empty tip for %r", tip.topic)
+            return None
+        try:
+            await post(tip)
+        except TransientPostError as exc:
+            log.warning("tips: not posted (Discord may recover by the next run): %s", exc)
+            return None
+        except PermanentPostError as exc:
+            log.error(
+                "tips: not posted: %s. Check TIPS_CHANNEL_ID and that the bot may send "
+                "messages in that channel.",
+                exc,
+            )
+            return None
+        await self.remember(tip, self._settings.tips_channel_id)
+        return tip
+
+    async def remember(self, tip: Tip, channel_id: int | None) -> None:
+        """Record a posted tip so its topic is not picked again soon; keep the history short."""
+        async with self._sessions() as session, session.begin():
+            session.add(
+                TipRecord(
+                    topic=tip.topic[:WORD_MAX_CHARS],
+                    text=tip.text,
+                    channel_id=channel_id,
+                    posted_at=self._clock.now(),
+                )
+            )
+            await session.flush()
+            keep = select(TipRecord.id).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
+            await session.execute(delete(TipRecord).where(TipRecord.id.not_in(keep)))
+
+
+def schedule_tips(
+    scheduler: BaseScheduler, tips: Tips, post: PostTip, settings: Settings
+) -> Job | None:
+    """Add the Tips job every TIPS_INTERVAL_HOURS when TIPS_CHANNEL_ID is set (else nothing)."""
+    if settings.tips_channel_id is None:
+        return None
+
+    job: Job = scheduler.add_job(
+        tips.post_scheduled_tip,
+        IntervalTrigger(hours=settings.tips_interval_hours, timezone=settings.timezone),
+        args=[post],
+        id=TIPS_JOB_ID,
+        name="どうでもいいTips",
+        replace_existing=True,
+        misfire_grace_time=TIPS_MISFIRE_GRACE_SECONDS,
+        coalesce=True,
+        max_instances=1,
+    )
+    return job

@@ -1,0 +1,244 @@
+"""The word pool: topic words people use, scored with decay and persisted in batches.
+
+Each message adds 1 to the score of every distinct topic word in it. Scores halve every
+`half_life` (three days by default), applied lazily from `last_seen`, so yesterday's craze fades
+without any background job. Observing only tokenizes and buffers; the buffer is written every
+few seconds (or sooner when it grows) and on close, so the message hot path never waits on the
+database. The table keeps at most `max_words` rows: the weakest are pruned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.chat.words import extract_words
+from bot.clock import Clock
+from bot.settings import Settings
+from bot.storage.chat import WordPoolEntry
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HALF_LIFE = timedelta(days=3)
+MAX_WORDS = 1000
+FLUSH_INTERVAL_SECONDS = 5.0
+FLUSH_THRESHOLD = 200  # buffered words that trigger an early flush
+MAX_OBSERVED_CHARS = 1000  # janome reads ~32k chars/s: bound the time one message can cost
+_IN_CLAUSE_BATCH = 500  # stay well below SQLite's bound-parameter limit
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A word from the pool with its score decayed to now."""
+
+    word: str
+    score: float
+    last_seen: datetime
+
+
+@dataclass
+class _Pending:
+    count: float
+    last_seen: datetime
+
+
+def decayed(score: float, last_seen: datetime, now: datetime, half_life: timedelta) -> float:
+    """score as of now: halved for every half_life since last_seen."""
+    elapsed = max(0.0, (now - last_seen).total_seconds())
+    return score * math.pow(0.5, elapsed / half_life.total_seconds())
+
+
+def _chunks(items: Sequence[str], size: int = _IN_CLAUSE_BATCH) -> Iterator[Sequence[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+async def _stored_scores(
+    session: AsyncSession, now: datetime, half_life: timedelta
+) -> dict[str, Topic]:
+    rows = await session.execute(
+        select(WordPoolEntry.word, WordPoolEntry.score, WordPoolEntry.last_seen)
+    )
+    return {
+        word: Topic(word, decayed(score, last_seen, now, half_life), last_seen)
+        for word, score, last_seen in rows
+    }
+
+
+def _strongest(topics: dict[str, Topic], limit: int) -> list[Topic]:
+    ranked = sorted(topics.values(), key=lambda t: (-t.score, -t.last_seen.timestamp(), t.word))
+    return ranked[:limit]
+
+
+async def load_topics(
+    sessions: async_sessionmaker[AsyncSession],
+    now: datetime,
+    limit: int,
+    half_life: timedelta = DEFAULT_HALF_LIFE,
+) -> list[Topic]:
+    """The strongest stored topics as of now (what a WordPool has not flushed yet is not seen)."""
+    async with sessions() as session:
+        return _strongest(await _stored_scores(session, now, half_life), limit)
+
+
+class WordPool:
+    """Collects topic words from allowed channels and answers the strongest recent ones."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        settings: Settings,
+        *,
+        half_life: timedelta = DEFAULT_HALF_LIFE,
+        max_words: int = MAX_WORDS,
+        flush_interval: float = FLUSH_INTERVAL_SECONDS,
+        flush_threshold: int = FLUSH_THRESHOLD,
+    ) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self._channels = frozenset(settings.word_pool_channel_ids)
+        self.half_life = half_life
+        self._max_words = max_words
+        self._flush_interval = flush_interval
+        self._flush_threshold = flush_threshold
+        self._pending: dict[str, _Pending] = {}
+        self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+
+    def accepts(self, channel_id: int) -> bool:
+        """Whether messages of this channel feed the pool (every channel when none configured)."""
+        return not self._channels or channel_id in self._channels
+
+    @property
+    def pending(self) -> int:
+        """Words buffered and not yet written."""
+        return len(self._pending)
+
+    def observe(self, text: str, channel_id: int) -> list[str]:
+        """Buffer the topic words of a member's message; return them (empty if not accepted).
+
+        Call it for messages people wrote in guild channels only: words from DMs or other bots
+        would surface in public tips.
+        """
+        if not self.accepts(channel_id):
+            return []
+        words = extract_words(text[:MAX_OBSERVED_CHARS])
+        now = self._clock.now()
+        for word in words:
+            entry = self._pending.get(word)
+            if entry is None:
+                self._pending[word] = _Pending(1.0, now)
+            else:
+                entry.count += 1.0
+                entry.last_seen = now
+        if len(self._pending) >= self._flush_threshold:
+            self._wake.set()
+        return words
+
+    async def flush(self) -> int:
+        """Write the buffered words; return how many. On a database error they stay buffered."""
+        async with self._lock:
+            if not self._pending:
+                return 0
+            batch, self._pending = self._pending, {}
+            try:
+                await self._write(batch)
+            except BaseException as exc:
+                self._restore(batch)
+                if isinstance(exc, SQLAlchemyError):
+                    log.warning("word pool not saved, will retry: %s", exc)
+                    return 0
+                raise
+            return len(batch)
+
+    async def recent_topics(self, limit: int = 10) -> list[Topic]:
+        """The strongest topics right now, buffered words included."""
+        now = self._clock.now()
+        async with self._sessions() as session:
+            topics = await _stored_scores(session, now, self.half_life)
+        for word, entry in self._pending.items():
+            stored = topics.get(word)
+            score = entry.count + (stored.score if stored else 0.0)
+            topics[word] = Topic(word, score, entry.last_seen)
+        return _strongest(topics, limit)
+
+    def start(self) -> None:
+        """Start the background task that flushes every few seconds."""
+        if self._task is None:
+            self._closing = False
+            self._task = asyncio.create_task(self._flush_periodically(), name="word-pool-flush")
+
+    async def close(self) -> None:
+        """Stop the background task and write what is still buffered."""
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+        await self.flush()
+
+    async def _flush_periodically(self) -> None:
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=self._flush_interval)
+            self._wake.clear()
+            try:
+                await self.flush()
+            except Exception:  # the flusher must outlive one bad batch
+                log.exception("word pool flush failed")
+
+    def _restore(self, batch: dict[str, _Pending]) -> None:
+        for word, entry in batch.items():
+            current = self._pending.get(word)
+            if current is None:
+                self._pending[word] = entry
+            else:
+                current.count += entry.count
+                current.last_seen = max(current.last_seen, entry.last_seen)
+
+    async def _write(self, batch: dict[str, _Pending]) -> None:
+        async with self._sessions() as session, session.begin():
+            for chunk in _chunks(sorted(batch)):
+                rows = await session.scalars(
+                    select(WordPoolEntry).where(WordPoolEntry.word.in_(chunk))
+                )
+                existing = {row.word: row for row in rows}
+                for word in chunk:
+                    entry = batch[word]
+                    row = existing.get(word)
+                    if row is None:
+                        session.add(
+                            WordPoolEntry(word=word, score=entry.count, last_seen=entry.last_seen)
+                        )
+                    else:
+                        row.score = (
+                            decayed(row.score, row.last_seen, entry.last_seen, self.half_life)
+                            + entry.count
+                        )
+                        row.last_seen = max(row.last_seen, entry.last_seen)
+            await session.flush()
+            total = await session.scalar(select(func.count()).select_from(WordPoolEntry)) or 0
+            # Some slack above the cap, so that a busy pool does not prune at every flush.
+            if total > self._max_words + max(1, self._max_words // 10):
+                await self._prune(session)
+
+    async def _prune(self, session: AsyncSession) -> None:
+        """Delete the weakest words until max_words remain."""
+        topics = await _stored_scores(session, self._clock.now(), self.half_life)
+        ranked = _strongest(topics, len(topics))
+        weakest = [t.word for t in ranked[self._max_words :]]
+        for chunk in _chunks(weakest):
+            await session.execute(delete(WordPoolEntry).where(WordPoolEntry.word.in_(chunk)))
+        log.info("word pool pruned %d weak words", len(weakest))

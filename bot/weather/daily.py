@@ -1,0 +1,147 @@
+"""The daily weather post: tomorrow's forecast for the default place, on a cron schedule."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from apscheduler.job import Job
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from bot.clock import Clock
+from bot.posting import PermanentPostError, TransientPostError
+from bot.settings import Settings
+from bot.weather.errors import WeatherError
+from bot.weather.forecast import Forecast, day_label_ja
+from bot.weather.service import WeatherService
+
+log = logging.getLogger(__name__)
+
+DAILY_WEATHER_JOB_ID = "daily_weather"
+
+
+@dataclass(frozen=True)
+class DailyWeatherReport:
+    """Tomorrow's weather as plain data; the Discord layer renders it as an embed."""
+
+    place: str
+    date: date
+    title: str
+    emoji: str
+    lines: tuple[str, ...]
+    laundry_index: int
+    laundry_advice: str
+    umbrella_advice: str
+
+    def as_text(self) -> str:
+        """The report as plain text (console mode, or a fallback when embeds are not allowed)."""
+        return "\n".join((f"{self.emoji} {self.title}", *self.lines, self.laundry_advice))
+
+
+PostReport = Callable[[DailyWeatherReport], Awaitable[None]]
+
+
+def _degrees(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0f}℃"
+
+
+def _percent(value: int | None) -> str:
+    return "—" if value is None else f"{value}%"
+
+
+def report_from_forecast(forecast: Forecast, today: date) -> DailyWeatherReport:
+    """Lay out one forecast as the daily post's title, lines and advice."""
+    rain = forecast.rain_chance
+    laundry = forecast.laundry
+    lines = [
+        f"天気: {forecast.conditions.ja}",
+        f"気温: 最高 {_degrees(forecast.temperature_max_c)} / "
+        f"最低 {_degrees(forecast.temperature_min_c)}",
+        f"降水確率: 午前 {_percent(rain.morning)} / 午後 {_percent(rain.afternoon)} / "
+        f"夜 {_percent(rain.evening)}",
+    ]
+    if forecast.humidity_mean_percent is not None:
+        lines.append(f"湿度: {forecast.humidity_mean_percent}%")
+    if forecast.wind_max_m_s is not None:
+        lines.append(f"風: 最大 {forecast.wind_max_m_s:.0f}m/s")
+    advice = f"洗濯指数 {laundry.index}: {laundry.ja}"
+    if laundry.note_ja:
+        advice += f"（{laundry.note_ja}）"
+    return DailyWeatherReport(
+        place=forecast.place.label(),
+        date=forecast.date,
+        title=f"{day_label_ja(forecast.date, today)} {forecast.place.label()}の天気",
+        emoji=forecast.conditions.emoji,
+        lines=tuple(lines),
+        laundry_index=laundry.index,
+        laundry_advice=advice,
+        umbrella_advice=forecast.umbrella.ja,
+    )
+
+
+async def build_daily_report(service: WeatherService, now: datetime) -> DailyWeatherReport:
+    """Tomorrow's report for the default place, 'tomorrow' being in that place's time zone."""
+    place = await service.resolve_place(None)
+    today = now.astimezone(service.zone_of(place)).date()
+    forecast = await service.get_forecast(None, today + timedelta(days=1))
+    return report_from_forecast(forecast, today)
+
+
+class DailyWeatherJob:
+    """Builds and posts the report; failures are logged, never raised into the scheduler."""
+
+    def __init__(self, service: WeatherService, post: PostReport, clock: Clock) -> None:
+        self._service = service
+        self._post = post
+        self._clock = clock
+
+    async def run(self) -> DailyWeatherReport | None:
+        """Post tomorrow's report; return it, or None when nothing could be posted."""
+        try:
+            report = await build_daily_report(self._service, self._clock.now())
+        except WeatherError as exc:
+            log.warning("daily weather skipped: %s", getattr(exc, "detail", exc))
+            return None
+        try:
+            await self._post(report)
+        except TransientPostError as exc:
+            log.warning("daily weather not posted (Discord may recover by tomorrow): %s", exc)
+            return None
+        except PermanentPostError as exc:
+            log.error(
+                "daily weather not posted: %s. Check WEATHER_NOTIFY_CHANNEL_ID and that the bot "
+                "may send messages and embeds in that channel.",
+                exc,
+            )
+            return None
+        return report
+
+
+def schedule_daily_weather(
+    scheduler: BaseScheduler,
+    post: PostReport,
+    settings: Settings,
+    clock: Clock,
+    service: WeatherService,
+) -> Job | None:
+    """Add the daily post at WEATHER_NOTIFY_TIME (bot time zone) when a channel and time are set."""
+    notify_at = settings.weather_notify_time
+    if settings.weather_notify_channel_id is None or notify_at is None:
+        return None
+    job = DailyWeatherJob(service, post, clock)
+    # A report that fell due while the bot was down is stale after the grace period: skip it.
+    grace = settings.weather_notify_grace_minutes * 60 or 1
+    job_handle: Job = scheduler.add_job(
+        job.run,
+        CronTrigger(hour=notify_at.hour, minute=notify_at.minute, timezone=settings.timezone),
+        id=DAILY_WEATHER_JOB_ID,
+        name="daily weather post",
+        replace_existing=True,
+        misfire_grace_time=grace,
+        coalesce=True,
+        max_instances=1,
+    )
+    return job_handle

@@ -1,0 +1,87 @@
+"""The read-only `get_forecast` tool the weather handler offers the model."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.weather.errors import InvalidDayError, UnknownPlaceError, WeatherUnavailableError
+from bot.weather.forecast import Forecast, day_label_ja
+from bot.weather.service import WeatherService
+
+
+def forecast_summary(forecast: Forecast, today: date) -> dict[str, Any]:
+    """The forecast as compact JSON-ready data for the model."""
+    rain = forecast.rain_chance
+    laundry = forecast.laundry
+    return {
+        "place": forecast.place.label(),
+        "place_en": forecast.place.name_en,
+        "latitude": forecast.place.latitude,
+        "longitude": forecast.place.longitude,
+        "date": forecast.date.isoformat(),
+        "day": day_label_ja(forecast.date, today),
+        "conditions": {"ja": forecast.conditions.ja, "en": forecast.conditions.en},
+        "temperature_max_c": forecast.temperature_max_c,
+        "temperature_min_c": forecast.temperature_min_c,
+        "rain_chance_percent": {
+            "morning_06_12": rain.morning,
+            "afternoon_12_18": rain.afternoon,
+            "evening_18_24": rain.evening,
+        },
+        "humidity_mean_percent": forecast.humidity_mean_percent,
+        "wind_max_m_s": forecast.wind_max_m_s,
+        "laundry": {
+            "index_0_100": laundry.index,
+            "advice_ja": laundry.ja,
+            "advice_en": laundry.en,
+            "warning_ja": laundry.note_ja,
+            "warning_en": laundry.note_en,
+        },
+        "umbrella": {"ja": forecast.umbrella.ja, "en": forecast.umbrella.en},
+    }
+
+
+async def _answer(service: WeatherService, place: str | None, day: str) -> dict[str, Any]:
+    try:
+        forecast = await service.get_forecast(place, day)
+    except UnknownPlaceError:
+        raise ToolError(
+            f"No place called {place!r} was found. Ask the user which city or prefecture they "
+            "mean, then call get_forecast again with that name."
+        ) from None
+    except WeatherUnavailableError:
+        raise ToolError(
+            "The weather service is unreachable right now. Tell the user plainly that the "
+            "forecast is unavailable at the moment and to try again in a few minutes; "
+            "do not guess the weather."
+        ) from None
+    except InvalidDayError as exc:
+        raise ToolError(str(exc)) from None
+    return forecast_summary(forecast, service.today_at(forecast.place))
+
+
+def weather_tools(service: WeatherService | None = None) -> list[Tool]:
+    """The weather tools bound to a shared cached service (else each call opens its own)."""
+
+    @tool(requires_approval=False)
+    async def get_forecast(ctx: ToolContext, day: str, place: str | None = None) -> dict[str, Any]:
+        """Weather forecast for one day at one place: conditions, high/low °C, rain chance for
+        morning/afternoon/evening, humidity, wind, laundry index with advice, and umbrella advice.
+
+        Args:
+            day: today, tomorrow, day after tomorrow, or a date YYYY-MM-DD within the next 7 days.
+            place: city or prefecture as the user wrote it (e.g. 東京, 大阪府, Sapporo); leave
+                it out when the user names no place, to use the server's default place.
+        """
+        if service is not None:
+            return await _answer(service, place, day)
+        async with WeatherService(ctx.settings, ctx.clock) as own:
+            return await _answer(own, place, day)
+
+    return [get_forecast]
+
+
+# Unbound: no cache shared between calls. The app should register weather_tools(service).
+WEATHER_TOOLS: list[Tool] = weather_tools()

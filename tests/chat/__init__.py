@@ -1,0 +1,1 @@
+"""Tests of the word pool, the どうでもいいTips and the chat persona."""

@@ -1,0 +1,66 @@
+"""The recent_topics tool as the agent runs it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.agent.tools import ToolContext, execute, parse_arguments
+from bot.chat.tools import CHAT_TOOLS, chat_tools
+from bot.chat.word_pool import WordPool
+from bot.clock import ManualClock
+from bot.settings import Settings
+from bot.storage.engine import Database
+
+
+@pytest.fixture
+async def ctx(db: Database, clock: ManualClock, settings: Settings) -> AsyncIterator[ToolContext]:
+    yield ToolContext(
+        user_id=10,
+        user_name="hanako",
+        guild_id=20,
+        channel_id=30,
+        clock=clock,
+        sessions=db.sessions,
+        settings=settings,
+        timezone=ZoneInfo("Asia/Tokyo"),
+    )
+
+
+def test_recent_topics_is_read_only() -> None:
+    (tool,) = CHAT_TOOLS
+    assert tool.name == "recent_topics"
+    assert tool.requires_approval is False
+
+
+async def test_the_bound_tool_sees_words_not_yet_saved(
+    db: Database, clock: ManualClock, settings: Settings, ctx: ToolContext
+) -> None:
+    pool = WordPool(db.sessions, clock, settings)
+    pool.observe("サウナとサウナ飯", 1)
+    pool.observe("サウナ", 1)
+    (tool,) = chat_tools(pool)
+    outcome = await execute(tool, ctx, {"limit": 2})
+    assert outcome.is_error is False
+    assert outcome.output["topics"] == [
+        {"word": "サウナ", "score": 2.0},
+        {"word": "サウナ飯", "score": 1.0},
+    ]
+
+
+async def test_the_unbound_tool_reads_the_saved_pool(
+    db: Database, clock: ManualClock, settings: Settings, ctx: ToolContext
+) -> None:
+    pool = WordPool(db.sessions, clock, settings)
+    pool.observe("キャンプ", 1)
+    await pool.flush()
+    outcome = await execute(CHAT_TOOLS[0], ctx, {})
+    assert [t["word"] for t in outcome.output["topics"]] == ["キャンプ"]
+
+
+def test_a_limit_out_of_range_is_refused_to_the_model() -> None:
+    arguments, problem = parse_arguments(CHAT_TOOLS[0], '{"limit": 100}')
+    assert arguments is None
+    assert problem is not None and "limit" in problem

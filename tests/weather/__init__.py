@@ -1,0 +1,1 @@
+"""Tests of the weather service, its tool and the daily weather post."""

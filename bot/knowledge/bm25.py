@@ -1,0 +1,128 @@
+"""Okapi BM25 over an inverted index that documents can join and leave one at a time."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+
+# The usual Okapi constants: k1 bounds how much repeating a term helps, b how much a long
+# section is penalised for its length.
+K1 = 1.5
+B = 0.75
+
+
+# Interchangeable (term, weight) pairs: a word of the question and its synonyms.
+Concept = Sequence[tuple[str, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A document id with its BM25 score and its share (0-1) of the best score possible."""
+
+    doc_id: int
+    score: float
+    relevance: float
+
+
+class BM25Index:
+    """Term → {document → weighted term frequency}, with lengths for the length normalisation."""
+
+    def __init__(self, k1: float = K1, b: float = B) -> None:
+        self.k1 = k1
+        self.b = b
+        self._postings: dict[str, dict[int, float]] = {}
+        self._terms: dict[int, Mapping[str, float]] = {}
+        self._lengths: dict[int, float] = {}
+        self._total_length = 0.0
+        # k1 * (1 - b + b * length / average length) per document; recomputed lazily after a
+        # change, since every document's value depends on the average length.
+        self._norms: dict[int, float] | None = None
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._terms
+
+    def add(self, doc_id: int, terms: Mapping[str, float]) -> None:
+        """Index a document's term frequencies (replacing it if the id is already indexed)."""
+        if doc_id in self._terms:
+            self.remove(doc_id)
+        self._terms[doc_id] = terms
+        length = float(sum(terms.values()))
+        self._lengths[doc_id] = length
+        self._total_length += length
+        for term, frequency in terms.items():
+            self._postings.setdefault(term, {})[doc_id] = frequency
+        self._norms = None
+
+    def remove(self, doc_id: int) -> None:
+        """Drop a document; unknown ids are ignored."""
+        terms = self._terms.pop(doc_id, None)
+        if terms is None:
+            return
+        self._total_length -= self._lengths.pop(doc_id)
+        for term in terms:
+            postings = self._postings.get(term)
+            if postings is not None:
+                postings.pop(doc_id, None)
+                if not postings:
+                    del self._postings[term]
+        self._norms = None
+
+    def document_frequency(self, term: str) -> int:
+        """How many documents contain term."""
+        return len(self._postings.get(term, ()))
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency, in the variant that never goes negative."""
+        count = len(self._terms)
+        frequency = self.document_frequency(term)
+        return math.log(1.0 + (count - frequency + 0.5) / (frequency + 0.5))
+
+    def _current_norms(self) -> dict[int, float]:
+        if self._norms is None:
+            average = self._total_length / len(self._lengths) if self._lengths else 1.0
+            average = average or 1.0
+            k1, b = self.k1, self.b
+            self._norms = {
+                doc: k1 * (1.0 - b + b * length / average) for doc, length in self._lengths.items()
+            }
+        return self._norms
+
+    def search(self, concepts: Sequence[Concept], limit: int) -> list[Scored]:
+        """The best `limit` documents for a query, best first.
+
+        A query is a list of concepts, each a few interchangeable (term, weight) pairs: a word
+        and its synonyms. The score is plain BM25 over every pair; the relevance divides it by
+        the best score possible, counting each concept once at its strongest alternative.
+        """
+        if not self._terms or limit <= 0:
+            return []
+        norms = self._current_norms()
+        saturation = self.k1 + 1.0
+        weights: dict[str, float] = {}
+        best_possible = 0.0
+        for concept in concepts:
+            strongest = 0.0
+            for term, weight in concept:
+                weights[term] = weights.get(term, 0.0) + weight
+                strongest = max(strongest, weight * self.idf(term))
+            best_possible += strongest * saturation
+        scores: dict[int, float] = {}
+        for term, weight in weights.items():
+            postings = self._postings.get(term)
+            if not postings:
+                continue
+            factor = weight * self.idf(term) * saturation
+            get = scores.get
+            for doc, frequency in postings.items():
+                scores[doc] = get(doc, 0.0) + factor * frequency / (frequency + norms[doc])
+        top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        return [
+            Scored(doc, score, min(1.0, score / best_possible) if best_possible else 0.0)
+            for doc, score in top
+        ]

@@ -1,0 +1,236 @@
+"""Admin editing of knowledge-base files: safe paths, size cap, atomic writes, history, reindex."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor, list_changes, record_change
+from bot.knowledge.files import UnsafePath, atomic_write, content_hash, decode, resolve_inside, scan
+from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.results import RefreshReport
+from bot.settings import Settings
+
+
+class KnowledgeEditError(Exception):
+    """An edit the knowledge base refuses; the message tells the admin what to do instead."""
+
+
+def may_edit(permissions_manage_guild: bool, role_ids: Iterable[int], settings: Settings) -> bool:
+    """Whether a member may edit the knowledge base: Manage Server, or a KB_ADMIN_ROLE_IDS role."""
+    if permissions_manage_guild:
+        return True
+    allowed = set(settings.kb_admin_role_ids)
+    return any(role in allowed for role in role_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeFile:
+    """A file as listed for admins."""
+
+    path: str
+    source: str
+    title: str
+    size: int
+    modified_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FileContent:
+    """A file's text and the hash to pass back to `replace` to detect a concurrent edit."""
+
+    path: str
+    source: str
+    text: str
+    content_hash: str
+    size: int
+
+
+class KnowledgeEditor:
+    """Lists, reads, creates, replaces and deletes files for `/kb` commands."""
+
+    def __init__(
+        self,
+        index: KnowledgeIndex,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        max_file_bytes: int,
+    ) -> None:
+        self._index = index
+        self._sessions = sessions
+        self._clock = clock
+        self._max_file_bytes = max_file_bytes
+        # One edit at a time: a read-check-write sequence must not interleave with another.
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        index: KnowledgeIndex,
+        settings: Settings,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+    ) -> KnowledgeEditor:
+        """An editor with the size cap from settings."""
+        return cls(index, sessions, clock, max_file_bytes=settings.kb_max_file_bytes)
+
+    @property
+    def root(self) -> Path:
+        """The knowledge-base directory."""
+        return self._index.root
+
+    def _resolve(self, path: str) -> tuple[str, Path]:
+        try:
+            return resolve_inside(self.root, path)
+        except UnsafePath as exc:
+            raise KnowledgeEditError(str(exc)) from None
+
+    async def list_files(self, folder: str = "") -> list[KnowledgeFile]:
+        """Every markdown file (optionally only under folder), sorted by path."""
+        listing = await asyncio.to_thread(scan, self.root)
+        prefix = folder.strip().strip("/")
+        if prefix.startswith(f"{self.root.name}/") or prefix == self.root.name:
+            prefix = prefix[len(self.root.name) :].lstrip("/")
+        files: list[KnowledgeFile] = []
+        for path, signature in sorted(listing.items()):
+            if prefix and not path.startswith(prefix + "/"):
+                continue
+            analysis = self._index.analysis_of(path)
+            files.append(
+                KnowledgeFile(
+                    path=path,
+                    source=self._index.source_of(path),
+                    title=analysis.title if analysis else PurePosixPath(path).stem,
+                    size=signature.size,
+                    modified_at=datetime.fromtimestamp(signature.mtime_ns / 1e9, UTC),
+                )
+            )
+        return files
+
+    async def read(self, path: str) -> FileContent:
+        """A file's text, or a KnowledgeEditError saying it does not exist."""
+        relative, target = self._resolve(path)
+        data = await asyncio.to_thread(_read_or_none, target)
+        if data is None:
+            raise KnowledgeEditError(self._missing(relative))
+        return FileContent(
+            relative, self._index.source_of(relative), decode(data), content_hash(data), len(data)
+        )
+
+    async def create(self, path: str, text: str, editor: Editor) -> ChangeEntry:
+        """Write a new file; refuses to overwrite an existing one."""
+        async with self._lock:
+            relative, target = self._resolve(path)
+            data = self._encode(text)
+            if await asyncio.to_thread(target.exists):
+                raise KnowledgeEditError(
+                    f"`{relative}` already exists: edit it with /kb edit, or pick another name."
+                )
+            return await self._write(relative, target, data, None, ChangeAction.CREATE, editor)
+
+    async def replace(
+        self, path: str, text: str, editor: Editor, *, expected_hash: str | None = None
+    ) -> ChangeEntry:
+        """Overwrite a file; with expected_hash, refuse if it changed since it was read."""
+        async with self._lock:
+            relative, target = self._resolve(path)
+            data = self._encode(text)
+            before = await asyncio.to_thread(_read_or_none, target)
+            if before is None:
+                raise KnowledgeEditError(
+                    f"`{relative}` does not exist yet: create it with /kb new."
+                )
+            if expected_hash is not None and content_hash(before) != expected_hash:
+                raise KnowledgeEditError(
+                    f"`{relative}` was changed by someone else since you opened it: open it "
+                    "again with /kb show or /kb edit and redo your change."
+                )
+            return await self._write(
+                relative, target, data, len(before), ChangeAction.REPLACE, editor
+            )
+
+    async def delete(self, path: str, editor: Editor) -> ChangeEntry:
+        """Remove a file and take it out of the index."""
+        async with self._lock:
+            relative, target = self._resolve(path)
+            before = await asyncio.to_thread(_read_or_none, target)
+            if before is None:
+                raise KnowledgeEditError(self._missing(relative))
+            await asyncio.to_thread(target.unlink)
+            entry = await record_change(
+                self._sessions,
+                path=relative,
+                action=ChangeAction.DELETE,
+                editor=editor,
+                size_before=len(before),
+                size_after=None,
+                now=self._clock.now(),
+            )
+            await self._index.refresh_file(relative)
+            return entry
+
+    async def history(self, path: str | None = None, limit: int = 20) -> list[ChangeEntry]:
+        """The latest changes, newest first, to one file (a checked path) or to all files."""
+        relative = self._resolve(path)[0] if path else None
+        return await list_changes(self._sessions, relative, limit)
+
+    async def reload(self) -> RefreshReport:
+        """Re-scan the whole directory now (for files changed outside the bot)."""
+        return await self._index.refresh()
+
+    def _encode(self, text: str) -> bytes:
+        if not text.strip():
+            raise KnowledgeEditError(
+                "The file would be empty: write some text, or use /kb delete to remove it."
+            )
+        body = text.replace("\r\n", "\n")
+        data = (body if body.endswith("\n") else body + "\n").encode("utf-8")
+        if len(data) > self._max_file_bytes:
+            raise KnowledgeEditError(
+                f"That text is {len(data):,} bytes; a file may hold at most "
+                f"{self._max_file_bytes:,} (KB_MAX_FILE_BYTES). Split it into several files."
+            )
+        return data
+
+    async def _write(
+        self,
+        relative: str,
+        target: Path,
+        data: bytes,
+        size_before: int | None,
+        action: ChangeAction,
+        editor: Editor,
+    ) -> ChangeEntry:
+        if await asyncio.to_thread(target.is_symlink):
+            raise KnowledgeEditError(
+                f"`{relative}` is a link to another file: edit the file it points to instead."
+            )
+        await asyncio.to_thread(atomic_write, target, data)
+        entry = await record_change(
+            self._sessions,
+            path=relative,
+            action=action,
+            editor=editor,
+            size_before=size_before,
+            size_after=len(data),
+            now=self._clock.now(),
+        )
+        await self._index.refresh_file(relative)
+        return entry
+
+    def _missing(self, relative: str) -> str:
+        return f"There is no `{relative}` in the knowledge base: /kb list shows the files."
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None

@@ -1,0 +1,59 @@
+"""The read-only `search_knowledge` tool the model uses to look things up in the knowledge base."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.knowledge.registry import index_for
+
+MAX_RESULTS = 10
+MAX_QUERY_CHARS = 500
+
+
+@tool(requires_approval=False, source="knowledge")
+async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict[str, Any]:
+    """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
+    searches) and return the best matching sections with the file path to cite as `出典: <path>`.
+
+    Args:
+        query: What to look for, in the user's own words (Japanese or English), e.g.
+            「サーバーへの参加方法」 or "how to report spam".
+        limit: How many sections to return, 1 to 10.
+    """
+    text = query.strip()
+    if not text:
+        raise ToolError("query is empty: pass the words to look for, e.g. 'サーバーへの参加方法'.")
+    if len(text) > MAX_QUERY_CHARS:
+        raise ToolError(
+            f"query is {len(text)} characters long; use at most {MAX_QUERY_CHARS}: the key words "
+            "of the question, not the whole conversation."
+        )
+    index = await index_for(ctx)
+    hits = index.search(text, max(1, min(limit, MAX_RESULTS)))
+    result: dict[str, Any] = {
+        "results": [
+            {
+                "source": hit.source,
+                "heading": hit.heading,
+                "score": round(hit.score, 2),
+                "relevance": round(hit.relevance, 2),
+                "snippet": hit.snippet,
+                **({"saved_web_search": True} if hit.is_web_search else {}),
+            }
+            for hit in hits
+        ]
+    }
+    if not hits:
+        result["note"] = (
+            "Nothing in the knowledge base matches. Try other key words once; otherwise tell the "
+            "user the knowledge base does not cover it instead of guessing."
+        )
+    else:
+        result["note"] = "Cite what you use as `出典: <source>`."
+    if not index.ready:
+        result["note"] += " The knowledge base is still being indexed, so results may be partial."
+    return result
+
+
+KNOWLEDGE_TOOLS: list[Tool] = [search_knowledge]

@@ -1,0 +1,39 @@
+"""Knowledge-base tables: the per-file tokenisation cache and the log of admin edits."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.storage.base import Base, UTCDateTime
+
+
+class KnowledgeDocument(Base):
+    """A file's analysis (sections and weighted terms), valid while its content hash matches."""
+
+    __tablename__ = "kb_documents"
+
+    # Relative to the knowledge-base directory, with forward slashes: `guides/faq.md`.
+    path: Mapped[str] = mapped_column(String(512), primary_key=True)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    analyzer_version: Mapped[int] = mapped_column(Integer)
+    analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
+    indexed_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class KnowledgeChange(Base):
+    """One create, replace or delete of a knowledge-base file, by whom and when."""
+
+    __tablename__ = "kb_changes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    path: Mapped[str] = mapped_column(String(512), index=True)
+    action: Mapped[str] = mapped_column(String(16))
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    user_name: Mapped[str] = mapped_column(String(100))
+    size_before: Mapped[int | None] = mapped_column(Integer)
+    size_after: Mapped[int | None] = mapped_column(Integer)
+    changed_at: Mapped[datetime] = mapped_column(UTCDateTime())

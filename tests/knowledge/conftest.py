@@ -1,0 +1,98 @@
+"""Fixtures: an in-memory database, a manual clock, a copy of the fixture corpus and its index."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+import bot.storage.knowledge  # noqa: F401 - registers the kb tables on Base.metadata
+from bot.agent.tools import ToolContext
+from bot.clock import ManualClock
+from bot.knowledge import registry
+from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.terms import DocumentAnalysis, analyse_document
+from bot.settings import Settings
+from bot.storage.base import Base
+from bot.storage.engine import Database, create_database
+
+CORPUS = Path(__file__).parent / "fixtures" / "corpus"
+# 09:00 in Tokyo on Sunday 2025-11-30.
+NOW = datetime(2025, 11, 30, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(NOW)
+
+
+@pytest.fixture
+async def database() -> AsyncIterator[Database]:
+    db = create_database("sqlite+aiosqlite://")
+    async with db.engine.begin() as connection:
+        await connection.run_sync(Base.metadata.create_all)
+    yield db
+    await db.dispose()
+
+
+@pytest.fixture
+def sessions(database: Database) -> async_sessionmaker[AsyncSession]:
+    return database.sessions
+
+
+@pytest.fixture
+def kb_dir(tmp_path: Path) -> Path:
+    """A writable copy of the fixture corpus, named like the real folder."""
+    target = tmp_path / "knowledge_base"
+    shutil.copytree(CORPUS, target)
+    return target
+
+
+@functools.cache
+def _remembered_analysis(text: str, fallback_title: str) -> DocumentAnalysis:
+    # The same fixture files are analysed for every test: janome once per text keeps tests fast.
+    return analyse_document(text, fallback_title)
+
+
+@pytest.fixture
+async def index(
+    kb_dir: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+) -> KnowledgeIndex:
+    loaded = KnowledgeIndex(kb_dir, sessions, clock, analyse=_remembered_analysis)
+    await loaded.load()
+    return loaded
+
+
+@pytest.fixture
+def settings(kb_dir: Path) -> Settings:
+    return Settings(knowledge_base_dir=kb_dir, kb_max_file_bytes=2000)
+
+
+@pytest.fixture(autouse=True)
+def clean_registry() -> Iterator[None]:
+    """Each test starts without a registered index, whatever the previous one left."""
+    registry._indexes.clear()
+    yield
+    registry._indexes.clear()
+
+
+def make_context(
+    settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+) -> ToolContext:
+    """A ToolContext for a member asking in a guild channel."""
+    return ToolContext(
+        user_id=111,
+        user_name="hanako",
+        guild_id=1,
+        channel_id=2,
+        clock=clock,
+        sessions=sessions,
+        settings=settings,
+        timezone=ZoneInfo("Asia/Tokyo"),
+    )

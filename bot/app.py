@@ -1,0 +1,234 @@
+"""Composition root: builds engine, services, agent, scheduler and the Discord client, and
+wires the few upward callbacks (post to Discord, ask for approval) between them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from bot.agent.approvals import ApprovalService
+from bot.agent.history import ConversationStore
+from bot.agent.llm import LLMClient
+from bot.agent.loop import Agent
+from bot.agent.tools import ToolRegistry
+from bot.chat import Tip, schedule_tips
+from bot.clock import Clock, SystemClock
+from bot.discord_ui.client import OtomoBot, point_discord_py_at
+from bot.discord_ui.commands import CoreCommands
+from bot.discord_ui.front import Front
+from bot.discord_ui.posting import ChannelPoster
+from bot.discord_ui.reminder_buttons import ReminderActions
+from bot.discord_ui.reminder_commands import ReminderCommands
+from bot.discord_ui.reminders import DiscordReminderSender
+from bot.features import Features, build_features
+from bot.handlers.catalog import HandlerParts, build_handlers
+from bot.reminders.delivery import DeliveryEngine
+from bot.settings import Settings
+from bot.storage import Database, create_database
+from bot.storage.migrate import upgrade
+from bot.users import UserPreferences
+from bot.weather import DailyWeatherReport, schedule_daily_weather
+
+log = logging.getLogger(__name__)
+
+# How often approvals left pending by a restart are checked for expiry.
+APPROVAL_SWEEP_SECONDS = 30
+
+
+@dataclass
+class Core:
+    """Everything below the Discord layer; shared by `run` and `console`."""
+
+    settings: Settings
+    clock: Clock
+    database: Database
+    preferences: UserPreferences
+    registry: ToolRegistry
+    llm: LLMClient
+    approvals: ApprovalService
+    store: ConversationStore
+    agent: Agent
+    scheduler: AsyncIOScheduler
+    features: Features
+
+    async def close(self) -> None:
+        """Stop the scheduler, let summaries finish, flush features, close the database."""
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        await self.store.wait_for_summaries()
+        await self.features.close()
+        await self.database.dispose()
+
+
+async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
+    """Create and migrate the database and build the agent with every feature's tools."""
+    clock = clock or SystemClock()
+    database = create_database(settings.database_url)
+    await upgrade(database)
+    preferences = UserPreferences(database.sessions, clock, settings.timezone)
+    registry = ToolRegistry()
+    parts = HandlerParts()
+    llm = LLMClient(settings, database.sessions, clock)
+    features = build_features(settings, clock, database, llm, registry, parts)
+    approvals = ApprovalService(
+        database.sessions, clock, settings.approval_timeout_seconds,
+        frozenset(settings.auto_approve_tools),
+    )
+    store = ConversationStore(database.sessions, clock, settings.history_max_messages)
+    agent = Agent(
+        settings=settings, clock=clock, sessions=database.sessions, llm=llm, registry=registry,
+        approvals=approvals, store=store, handlers=build_handlers(parts),
+        services=features.services,
+    )
+    scheduler = AsyncIOScheduler(timezone=settings.timezone)
+    return Core(settings, clock, database, preferences, registry, llm, approvals, store, agent,
+                scheduler, features)
+
+
+@dataclass
+class App:
+    """The core plus the Discord client and the jobs that post through it."""
+
+    core: Core
+    bot: OtomoBot
+    reminders: DeliveryEngine
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def on_ready_once(self) -> None:
+        """First connection: deliver overdue reminders, expire stale approval cards."""
+        try:
+            await self.reminders.start()
+            await self.bot.front.expire_overdue_cards()
+        finally:
+            self.started.set()
+
+    async def close(self) -> None:
+        """Stop deliveries, then the core."""
+        await self.reminders.stop()
+        await self.core.close()
+
+
+async def build_app(
+    settings: Settings, clock: Clock | None = None, **client_options: Any
+) -> App:
+    """Build the core and the Discord client, and schedule every job (not started yet)."""
+    point_discord_py_at(settings.discord_api_base, settings.discord_gateway_url)
+    core = await build_core(settings, clock)
+    features = core.features
+    holder: list[App] = []
+
+    def make_front(client: OtomoBot) -> Front:
+        return Front(client, settings=settings, agent=core.agent, approvals=core.approvals,
+                     preferences=core.preferences)
+
+    def observe(message: discord.Message) -> None:
+        # Only people in guild channels feed the word pool: DMs stay private.
+        if message.guild is not None and not message.author.bot and message.content:
+            features.word_pool.observe(message.content, message.channel.id)
+
+    async def ready() -> None:
+        await holder[0].on_ready_once()
+
+    bot = OtomoBot(
+        settings=settings,
+        make_front=make_front,
+        cogs=[
+            lambda client: CoreCommands(client, core.approvals,
+                                        web_search=settings.tavily_api_key is not None),
+            lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
+        ],
+        on_ready_hooks=[ready],
+        message_hooks=[observe],
+        reminder_actions=ReminderActions(features.reminder_buttons, core.preferences,
+                                         core.clock.now),
+        **client_options,
+    )
+    sender = DiscordReminderSender(bot)
+    engine = DeliveryEngine(core.database.sessions, core.clock, core.scheduler, sender,
+                            sender.notify_owner)
+    features.reminder_changes.listener = engine.notify_changed
+    _schedule_jobs(core, bot)
+    app = App(core, bot, engine)
+    holder.append(app)
+    return app
+
+
+def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
+    """Approval sweeps, the daily weather post and the tips, posting through the bot."""
+    settings = core.settings
+    features = core.features
+    poster = ChannelPoster(bot)
+
+    async def sweep_approvals() -> None:
+        await bot.front.expire_overdue_cards()
+
+    core.scheduler.add_job(
+        sweep_approvals, "interval", seconds=APPROVAL_SWEEP_SECONDS, id="approvals.sweep",
+        coalesce=True, max_instances=1, replace_existing=True,
+    )
+    if settings.weather_notify_channel_id is not None:
+        channel_id = settings.weather_notify_channel_id
+
+        async def post_weather(report: DailyWeatherReport) -> None:
+            await poster.post_weather(channel_id, report)
+
+        schedule_daily_weather(core.scheduler, post_weather, settings, core.clock,
+                               features.weather)
+    if settings.tips_channel_id is not None:
+        tips_channel = settings.tips_channel_id
+
+        async def post_tip(tip: Tip) -> None:
+            await poster.post_tip(tips_channel, tip)
+
+        schedule_tips(core.scheduler, features.tips, post_tip, settings)
+
+
+async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:
+    """Start everything and serve Discord until the process is told to stop."""
+    token = settings.require_discord_token()
+    app = await build_app(settings)
+    app.core.features.start()
+    app.core.scheduler.start()
+    stop = _stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
+    try:
+        async with app.bot:
+            await app.bot.start(token)
+    finally:
+        stop()
+        await app.close()
+        log.info("Otomo stopped")
+
+
+def _stop_on_signals(close: Callable[[], object]) -> Callable[[], None]:
+    """Close the bot cleanly on SIGTERM/SIGINT; return a function that removes the handlers."""
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    pending: set[asyncio.Task[object]] = set()
+
+    def request_close() -> None:
+        log.info("Shutting down…")
+        result = close()
+        if asyncio.iscoroutine(result):
+            task = loop.create_task(result)
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, request_close)
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):
+            pass
+
+    def remove() -> None:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+    return remove

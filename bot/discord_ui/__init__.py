@@ -1,0 +1,1 @@
+"""The Discord front: gate, rendering of agent events, approval buttons, slash commands."""

@@ -1,0 +1,114 @@
+"""Persistent buttons (DynamicItem): they keep working after a restart because the custom_id
+carries everything needed (`apv:<approval id>:<action>`, `stop:<run id>`)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Self
+
+import discord
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import OtomoBot
+
+APPROVAL_ACTIONS = {
+    "approve": ("承認 / Approve", discord.ButtonStyle.success),
+    "reject": ("却下 / Reject", discord.ButtonStyle.danger),
+    "always": ("常に許可 / Always allow", discord.ButtonStyle.secondary),
+}
+
+
+def _bot(interaction: discord.Interaction[Any]) -> OtomoBot:
+    return interaction.client  # type: ignore[no-any-return]
+
+
+class ApprovalButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"apv:(?P<id>[0-9]{1,18}):(?P<action>approve|reject|always)",
+):
+    """Approve / Reject / Always allow under a tool card."""
+
+    def __init__(self, approval_id: int, action: str) -> None:
+        label, style = APPROVAL_ACTIONS[action]
+        super().__init__(
+            discord.ui.Button(label=label, style=style, custom_id=f"apv:{approval_id}:{action}")
+        )
+        self.approval_id = approval_id
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> Self:
+        """Rebuild the button from its custom_id (also after a restart)."""
+        return cls(int(match["id"]), match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Hand the click to the front, which checks who clicked and decides."""
+        await _bot(interaction).front.on_approval_click(interaction, self.approval_id, self.action)
+
+
+class StopButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"stop:(?P<run>[0-9a-f]{6,32})"
+):
+    """Stops a running answer; partial output is kept."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="停止 / Stop", style=discord.ButtonStyle.secondary, emoji="⏹️",
+                custom_id=f"stop:{run_id}",
+            )
+        )
+        self.run_id = run_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+        match: re.Match[str], /,
+    ) -> Self:
+        """Rebuild the button from its custom_id."""
+        return cls(match["run"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Ask the front to stop the run."""
+        await _bot(interaction).front.on_stop_click(interaction, self.run_id)
+
+
+class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?"):
+    """Optional reason for a rejection; the model sees it next turn."""
+
+    reason: discord.ui.TextInput[Any] = discord.ui.TextInput(
+        label="理由（任意） / Reason (optional)",
+        style=discord.TextStyle.paragraph,
+        required=False,
+        max_length=500,
+    )
+
+    def __init__(self, approval_id: int) -> None:
+        super().__init__(custom_id=f"apvr:{approval_id}", timeout=600)
+        self.approval_id = approval_id
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        """Record the rejection with its reason."""
+        await _bot(interaction).front.on_reject_submitted(
+            interaction, self.approval_id, str(self.reason.value or "")
+        )
+
+
+def approval_view(approval_id: int, run_id: str | None = None) -> discord.ui.View:
+    """The buttons under a card that waits for approval (plus Stop while a run is live)."""
+    view = discord.ui.View(timeout=None)
+    for action in APPROVAL_ACTIONS:
+        view.add_item(ApprovalButton(approval_id, action))
+    if run_id:
+        view.add_item(StopButton(run_id))
+    return view
+
+
+def stop_view(run_id: str) -> discord.ui.View:
+    """A lone Stop button under a streaming answer."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(StopButton(run_id))
+    return view

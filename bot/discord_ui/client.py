@@ -1,0 +1,120 @@
+"""The Bot subclass: receives its dependencies, registers persistent buttons and commands."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import discord
+import yarl
+from discord.ext import commands
+
+from bot.discord_ui.buttons import ApprovalButton, StopButton
+from bot.discord_ui.front import Front
+from bot.discord_ui.reminder_buttons import ReminderActions, ReminderButton
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CogFactory = Callable[["OtomoBot"], commands.Cog]
+
+
+def point_discord_py_at(api_base: str, gateway_url: str) -> None:
+    """Send discord.py's REST calls and gateway connection to the configured endpoints."""
+    discord.http.Route.BASE = api_base.rstrip("/")
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+
+
+def intents() -> discord.Intents:
+    """Guild messages with their content, DMs, and members for permission checks."""
+    wanted = discord.Intents.none()
+    wanted.guilds = True
+    wanted.guild_messages = True
+    wanted.dm_messages = True
+    wanted.message_content = True
+    wanted.members = True
+    return wanted
+
+
+class OtomoBot(commands.Bot):
+    """Otomo's Discord client; everything it uses is handed to it by the composition root."""
+
+    front: Front
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        make_front: Callable[[OtomoBot], Front],
+        cogs: Sequence[CogFactory] = (),
+        on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
+        message_hooks: Sequence[Callable[[discord.Message], None]] = (),
+        reminder_actions: ReminderActions | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents(),
+            # The client default pings nobody; each send widens it to the requester only.
+            allowed_mentions=discord.AllowedMentions.none(),
+            help_command=None,
+            **options,
+        )
+        self.settings = settings
+        self.front = make_front(self)
+        self._cog_factories = list(cogs)
+        self._on_ready_hooks = list(on_ready_hooks)
+        self._message_hooks = list(message_hooks)
+        self.reminder_actions = reminder_actions
+        self._ready_once = False
+
+    async def setup_hook(self) -> None:
+        """Register persistent buttons and cogs, then sync slash commands where configured."""
+        self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
+        for factory in self._cog_factories:
+            await self.add_cog(factory(self))
+        await self.sync_commands()
+
+    async def sync_commands(self) -> None:
+        """Sync to DEV_GUILD_ID in development; globally only when asked to."""
+        try:
+            if self.settings.dev_guild_id:
+                guild = discord.Object(self.settings.dev_guild_id)
+                self.tree.copy_global_to(guild=guild)
+                synced = await self.tree.sync(guild=guild)
+                log.info("Synced %d slash commands to guild %s", len(synced), guild.id)
+            elif self.settings.sync_commands_globally:
+                synced = await self.tree.sync()
+                log.info("Synced %d slash commands globally", len(synced))
+        except discord.HTTPException as exc:
+            log.warning("Could not sync slash commands (%s %s); they may be out of date",
+                        exc.status, exc.text)
+
+    async def on_ready(self) -> None:
+        """Log who we are; run start-up hooks once (not on every reconnect)."""
+        assert self.user is not None
+        log.info("Logged in as %s (id %s) in %d guilds", self.user, self.user.id,
+                 len(self.guilds))
+        if self._ready_once:
+            return
+        self._ready_once = True
+        for hook in self._on_ready_hooks:
+            try:
+                await hook()
+            except Exception:
+                log.exception("A start-up task failed; the bot keeps running")
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Feed the message hooks, then hand it to the front (prefix commands are not used)."""
+        for hook in self._message_hooks:
+            try:
+                hook(message)
+            except Exception:
+                log.exception("A message hook failed on message %s", message.id)
+        await self.front.on_message(message)
+
+    async def close(self) -> None:
+        """Stop live runs before the connection closes."""
+        await self.front.close()
+        await super().close()

@@ -1,0 +1,134 @@
+"""Core slash commands: /otomo help and /tools allowed (thin: they call services)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.agent.approvals import ApprovalService
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import OtomoBot
+
+HELP_JA = """**Otomo（お供）でできること**
+メンションして話しかけてください（例: `@Otomo 明日の9時に歯医者ってリマインドして`）。
+• ⏰ **リマインド**: 「〜時に教えて」「覚えといて」で登録。`/remind list` で一覧。
+• ☀️ **天気**: 「明日洗濯できる？」「傘いる？」で予報と洗濯アドバイス。
+• 💬 **雑談**: 「暇だなー」など。ときどき どうでもいいTips も。
+• 📚 **サーバーの知識**: ルールやFAQに出典付きで答えます。
+• 🔐 実行前に確認が必要な操作はボタンで **承認 / 却下 / 常に許可** できます。
+  常に許可した操作は `/tools allowed` で確認・取り消しできます。
+• ⏹️ 回答中は **停止** ボタンで止められます。
+"""
+
+HELP_EN = """**What Otomo can do**
+Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 9`).
+• ⏰ **Reminders**: "remind me at 9", "don't let me forget". `/remind list` shows yours.
+• ☀️ **Weather**: "do I need an umbrella tomorrow?", laundry advice included.
+• 💬 **Chit-chat**: "I'm bored" — sometimes with a useless-but-fun tip.
+• 📚 **Server knowledge**: rules and FAQ answers with their source.
+• 🔐 Actions with side effects wait for your **Approve / Reject / Always allow**.
+  Review or revoke your always-allow grants with `/tools allowed`.
+• ⏹️ Press **Stop** to interrupt an answer.
+"""
+
+WEB_SEARCH_OFF_JA = (
+    "• 🔎 Web検索は無効です。管理者が `.env` に `TAVILY_API_KEY` を設定すると使えます。"
+)
+WEB_SEARCH_OFF_EN = (
+    "• 🔎 Web search is off: an admin can enable it by setting `TAVILY_API_KEY` in `.env`."
+)
+WEB_SEARCH_ON_JA = "• 🔎 **Web検索**: 承認すると検索し、結果はナレッジベースに保存されます。"
+WEB_SEARCH_ON_EN = (
+    "• 🔎 **Web search**: after your approval; results are saved to the knowledge base."
+)
+
+
+def is_japanese(locale: discord.Locale | None) -> bool:
+    """Whether to answer in Japanese for this interaction's locale."""
+    return locale is None or locale == discord.Locale.japanese
+
+
+def help_text(japanese: bool, web_search: bool) -> str:
+    """The help message in one language, with the web-search line that applies."""
+    if japanese:
+        return HELP_JA + (WEB_SEARCH_ON_JA if web_search else WEB_SEARCH_OFF_JA)
+    return HELP_EN + (WEB_SEARCH_ON_EN if web_search else WEB_SEARCH_OFF_EN)
+
+
+class RevokeSelect(discord.ui.Select["GrantsView"]):
+    """Pick always-allow grants to withdraw."""
+
+    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+        super().__init__(
+            placeholder="取り消す操作を選ぶ / Choose grants to revoke",
+            min_values=1,
+            max_values=len(names),
+            options=[discord.SelectOption(label=name, value=name) for name in names[:25]],
+        )
+        self.approvals = approvals
+        self.user_id = user_id
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Revoke what was chosen and say so."""
+        for name in self.values:
+            await self.approvals.revoke(self.user_id, name)
+        await interaction.response.edit_message(
+            content="取り消しました / Revoked: " + ", ".join(f"`{n}`" for n in self.values),
+            view=None,
+        )
+
+
+class GrantsView(discord.ui.View):
+    """An ephemeral view listing the caller's grants; only they can use it."""
+
+    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+        super().__init__(timeout=300)
+        self.user_id = user_id
+        self.add_item(RevokeSelect(approvals, user_id, names))
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Only the person who ran the command may revoke."""
+        return interaction.user.id == self.user_id
+
+
+class CoreCommands(commands.Cog):
+    """/otomo help and /tools allowed."""
+
+    otomo = app_commands.Group(name="otomo", description="Otomo について / About Otomo")
+    tools = app_commands.Group(name="tools", description="ツールの許可 / Tool permissions")
+
+    def __init__(self, bot: OtomoBot, approvals: ApprovalService, web_search: bool) -> None:
+        self.bot = bot
+        self.approvals = approvals
+        self.web_search = web_search
+
+    @otomo.command(name="help", description="できること / What Otomo can do")
+    async def help(self, interaction: discord.Interaction[Any]) -> None:
+        """Show what the bot can do, in the user's language."""
+        await interaction.response.send_message(
+            help_text(is_japanese(interaction.locale), self.web_search), ephemeral=True
+        )
+
+    @tools.command(name="allowed", description="常に許可した操作 / Your always-allow grants")
+    async def allowed(self, interaction: discord.Interaction[Any]) -> None:
+        """List my always-allow grants, with a menu to revoke them."""
+        grants = await self.approvals.grants(interaction.user.id)
+        japanese = is_japanese(interaction.locale)
+        if not grants:
+            await interaction.response.send_message(
+                "常に許可している操作はありません。" if japanese
+                else "You have no always-allow grants.",
+                ephemeral=True,
+            )
+            return
+        names = [g.tool_name for g in grants]
+        lines = "\n".join(f"• `{name}`" for name in names)
+        header = "常に許可している操作:" if japanese else "Tools you always allow:"
+        await interaction.response.send_message(
+            f"{header}\n{lines}", view=GrantsView(self.approvals, interaction.user.id, names),
+            ephemeral=True,
+        )

@@ -1,0 +1,60 @@
+"""Posting to a channel by id for scheduled jobs, with discord.py errors mapped to PostError."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import aiohttp
+import discord
+
+from bot.chat import Tip
+from bot.posting import PermanentPostError, TransientPostError
+from bot.weather import DailyWeatherReport
+
+log = logging.getLogger(__name__)
+
+WEATHER_COLOUR = discord.Colour.from_rgb(86, 156, 214)
+
+
+class ChannelPoster:
+    """Sends messages for jobs (no user is waiting); failures become transient/permanent."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    async def send(self, channel_id: int, **kwargs: Any) -> discord.Message:
+        """Send to channel_id, pinging nobody unless allowed_mentions says otherwise."""
+        kwargs.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        channel = self.client.get_partial_messageable(channel_id)
+        try:
+            return await channel.send(**kwargs)
+        except (discord.Forbidden, discord.NotFound) as exc:
+            raise PermanentPostError(
+                f"channel {channel_id}: {exc.status} {exc.text or 'refused'}"
+            ) from exc
+        except discord.HTTPException as exc:
+            if exc.status == 429 or exc.status >= 500:
+                raise TransientPostError(f"channel {channel_id}: {exc.status}") from exc
+            # 400s such as "cannot send messages to this user" will not pass by retrying.
+            raise PermanentPostError(f"channel {channel_id}: {exc.status} {exc.text}") from exc
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            raise TransientPostError(f"channel {channel_id}: {exc!r}") from exc
+
+    async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
+        """The daily forecast as an embed."""
+        embed = discord.Embed(
+            title=f"{report.emoji} {report.title}",
+            description="\n".join(report.lines),
+            colour=WEATHER_COLOUR,
+        )
+        embed.add_field(name="🧺 洗濯 / Laundry",
+                        value=f"{report.laundry_advice}（指数 {report.laundry_index}）",
+                        inline=False)
+        embed.add_field(name="☂️ 傘 / Umbrella", value=report.umbrella_advice, inline=False)
+        embed.set_footer(text=f"{report.place} · Open-Meteo")
+        await self.send(channel_id, embed=embed)
+
+    async def post_tip(self, channel_id: int, tip: Tip) -> None:
+        """A tip as plain text."""
+        await self.send(channel_id, content=tip.as_text())

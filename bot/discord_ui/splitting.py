@@ -1,0 +1,82 @@
+"""Split long text below Discord's 2,000-character limit without breaking code blocks."""
+
+from __future__ import annotations
+
+import re
+
+DISCORD_LIMIT = 2000
+_FENCE = re.compile(r"^\s*```(\S*)")
+
+
+def _cut_point(text: str, limit: int) -> int:
+    """The best place to cut text[:limit]: a blank line, else a line end, else a space."""
+    window = text[:limit]
+    for separator in ("\n\n", "\n", " "):
+        index = window.rfind(separator)
+        if index > limit // 3:
+            return index + len(separator)
+    return limit
+
+
+def _open_fence(chunk: str) -> str | None:
+    """The language of a code block left open at the end of chunk ("" for none), else None."""
+    language: str | None = None
+    for line in chunk.splitlines():
+        match = _FENCE.match(line)
+        if match:
+            language = None if language is not None else match.group(1)
+    return language
+
+
+def split_message(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
+    """Chunks of at most limit characters; a code block cut in two is closed and reopened."""
+    if limit < 50:
+        raise ValueError("limit too small to split sensibly")
+    chunks: list[str] = []
+    rest = text
+    reopen = ""
+    while rest:
+        candidate = reopen + rest
+        if len(candidate) <= limit:
+            chunks.append(candidate)
+            break
+        # Room for a closing fence if we must cut inside a code block.
+        budget = limit - 4
+        head_len = _cut_point(candidate, budget)
+        head = candidate[:head_len]
+        # Prefer to cut before a code block that starts in this chunk and would be split.
+        fence_start = _fence_start_to_keep_whole(candidate, head_len, limit)
+        if fence_start is not None:
+            head = candidate[:fence_start]
+        language = _open_fence(head)
+        consumed = len(head) - len(reopen)
+        rest = rest[consumed:]
+        head = head.rstrip("\n")
+        if language is not None:
+            head += "\n```"
+            reopen = f"```{language}\n"
+        else:
+            reopen = ""
+        if head.strip():
+            chunks.append(head)
+    return chunks
+
+
+def _fence_start_to_keep_whole(text: str, cut: int, limit: int) -> int | None:
+    """If a code block opens before cut and closes after it, but fits in one message, cut
+    just before it instead."""
+    opened_at: int | None = None
+    position = 0
+    for line in text.splitlines(keepends=True):
+        if _FENCE.match(line):
+            if opened_at is None:
+                opened_at = position
+            else:
+                end = position + len(line)
+                if opened_at < cut < end and end - opened_at <= limit and opened_at > 0:
+                    return opened_at
+                opened_at = None
+        position += len(line)
+        if position > cut and opened_at is None:
+            return None
+    return None

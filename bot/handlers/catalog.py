@@ -1,0 +1,63 @@
+"""The handlers: each is a system prompt plus a tool set, built from what the services offer."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from bot.agent.loop import Handler, PromptInput
+from bot.handlers import router
+from bot.handlers.prompts import compose
+
+Section = Callable[[PromptInput], Awaitable[str]]
+
+GENERAL_TEXT = (
+    "You handle general questions about this server and anything else. Prefer the knowledge "
+    "base; when it has nothing, say so and offer a web search if that tool is available."
+)
+REMINDER_TEXT = "You manage the user's reminders with your tools."
+WEATHER_TEXT = "You are a friendly weather forecaster; name the place and the day you answer for."
+CHAT_TEXT = "Chat playfully and briefly, like a friend in the server."
+
+
+@dataclass
+class HandlerParts:
+    """What the features contribute: tool names and prompt sections per handler."""
+
+    tools: dict[str, list[str]] = field(default_factory=dict)
+    sections: dict[str, list[Section]] = field(default_factory=dict)
+
+    def add_tools(self, handler: str, names: Sequence[str]) -> None:
+        """Offer these tools in a handler (order kept, duplicates ignored)."""
+        current = self.tools.setdefault(handler, [])
+        current.extend(n for n in names if n not in current)
+
+    def add_section(self, handler: str, section: Section) -> None:
+        """Add a prompt section to a handler ("*" for every handler)."""
+        self.sections.setdefault(handler, []).append(section)
+
+
+def _static(text: str) -> Section:
+    async def section(_: PromptInput) -> str:
+        return text
+
+    return section
+
+
+def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
+    """The four handlers with their prompts and tools."""
+    defaults = {
+        router.GENERAL: GENERAL_TEXT,
+        router.REMINDER: REMINDER_TEXT,
+        router.WEATHER: WEATHER_TEXT,
+        router.CHAT: CHAT_TEXT,
+    }
+    handlers: dict[str, Handler] = {}
+    for name, text in defaults.items():
+        sections = [_static(text), *parts.sections.get(name, []), *parts.sections.get("*", [])]
+
+        async def instructions(prompt: PromptInput, sections: list[Section] = sections) -> str:
+            return compose(prompt, *[await section(prompt) for section in sections])
+
+        handlers[name] = Handler(name, instructions, tuple(parts.tools.get(name, [])))
+    return handlers

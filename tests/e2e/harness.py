@@ -1,0 +1,115 @@
+"""Otomo running in this process against the fake Discord and the scripted LLM."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bot.app import App, build_app
+from bot.clock import Clock
+from bot.settings import Settings, load_settings
+from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
+from tests.fakes.llm_server import ScriptedLLM
+
+# How long the client waits after the last GUILD_CREATE before on_ready (default 2 s).
+READY_DELAY = 0.05
+
+
+def bot_environment(fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path,
+                    **overrides: Any) -> dict[str, str]:
+    """Settings, as environment variables, that point every client at the fakes."""
+    environ = {
+        "DISCORD_TOKEN": fake.token or "fake-bot-token",
+        "DISCORD_API_BASE": fake.api_base,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "LLM_MODEL": "openai/test-model",
+        "LLM_API_BASE": llm.api_base,
+        "LLM_API_KEY": "test-key",
+        "LLM_NUM_RETRIES": "0",
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}",
+        "KNOWLEDGE_BASE_DIR": str(tmp_path / "knowledge_base"),
+        "WEATHER_API_BASE": "http://127.0.0.1:9/v1",
+        "GEOCODING_API_BASE": "http://127.0.0.1:9/v1",
+        "LOG_LEVEL": "INFO",
+    }
+    environ.update({k: str(v) for k, v in overrides.items()})
+    return environ
+
+
+@dataclass
+class RunningBot:
+    """A started bot and the fakes around it."""
+
+    app: App
+    fake: FakeDiscord
+    llm: ScriptedLLM
+    settings: Settings
+
+    async def mention(self, text: str, *, user_id: int = HANA_ID,
+                      channel_id: int = GENERAL_CHANNEL_ID, **kwargs: Any) -> Json:
+        """A member mentions the bot; return the message they sent."""
+        return await self.fake.send_user_message(channel_id, user_id, f"<@{self.fake_bot_id}> "
+                                                 f"{text}", mention_bot=True, **kwargs)
+
+    async def ask(self, text: str, **kwargs: Any) -> tuple[Json, list[Json]]:
+        """Mention the bot, wait for its answer to finish; return the mention and the bot's
+        messages posted after it."""
+        channel_id = kwargs.get("channel_id", GENERAL_CHANNEL_ID)
+        sent = await self.mention(text, **kwargs)
+        await self.fake.wait_for_message(channel_id, after=int(sent["id"]))
+        await self.idle()
+        return sent, self.bot_messages_after(sent, channel_id)
+
+    def bot_messages_after(self, sent: Json, channel_id: int = GENERAL_CHANNEL_ID) -> list[Json]:
+        """The bot's messages in channel_id newer than sent, oldest first."""
+        return [
+            m for m in self.fake.messages(channel_id)
+            if int(m["id"]) > int(sent["id"]) and m["author"]["id"] == str(self.fake_bot_id)
+        ]
+
+    @property
+    def fake_bot_id(self) -> int:
+        """The bot's user id in the fake world."""
+        assert self.app.bot.user is not None
+        return self.app.bot.user.id
+
+    async def idle(self, timeout: float = 10.0) -> None:
+        """Wait until no answer is running."""
+        async with asyncio.timeout(timeout):
+            while self.app.bot.front.runs or self.app.bot.front._tasks:
+                await asyncio.sleep(0.02)
+
+
+@asynccontextmanager
+async def running_bot(
+    tmp_path: Path,
+    *,
+    fake: FakeDiscord,
+    llm: ScriptedLLM,
+    clock: Clock | None = None,
+    **overrides: Any,
+) -> AsyncIterator[RunningBot]:
+    """Build the app as `python -m bot run` does, connect it, and close it afterwards."""
+    settings = load_settings(environ=bot_environment(fake, llm, tmp_path, **overrides),
+                             env_file=None)
+    app = await build_app(settings, clock, guild_ready_timeout=READY_DELAY)
+    app.core.features.start()
+    app.core.scheduler.start()
+    runner: asyncio.Task[None] | None = None
+    try:
+        async with app.bot:
+            await app.bot.login(settings.require_discord_token())
+            runner = asyncio.create_task(app.bot.connect())
+            await asyncio.wait_for(app.bot.wait_until_ready(), 10)
+            await asyncio.wait_for(app.started.wait(), 10)
+            yield RunningBot(app, fake, llm, settings)
+            await app.bot.close()
+            await runner
+    finally:
+        if runner is not None and not runner.done():
+            runner.cancel()
+        await app.close()

@@ -1,0 +1,66 @@
+"""Migrations produce exactly the models' schema, and downgrade → upgrade round-trips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.engine import Connection
+
+from bot.storage import create_database
+from bot.storage.migrate import current_revision, downgrade, head_revision, upgrade
+from bot.storage.models import metadata
+
+
+def _differences(connection: Connection) -> list[Any]:
+    context = MigrationContext.configure(connection, opts={"compare_type": True})
+    return list(compare_metadata(context, metadata))
+
+
+def _tables(connection: Connection) -> set[str]:
+    return set(inspect(connection).get_table_names()) - {"alembic_version"}
+
+
+async def test_migrations_match_the_models_exactly(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'm.db'}"
+    database = create_database(url)
+    try:
+        await upgrade(database)
+        async with database.engine.connect() as connection:
+            differences = await connection.run_sync(_differences)
+            tables = await connection.run_sync(_tables)
+        assert differences == []
+        assert tables == set(metadata.tables)
+        assert await current_revision(database) == head_revision(url)
+    finally:
+        await database.dispose()
+
+
+async def test_downgrade_to_base_and_upgrade_again_round_trips(tmp_path: Path) -> None:
+    database = create_database(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
+    try:
+        await upgrade(database)
+        await downgrade(database, "base")
+        async with database.engine.connect() as connection:
+            assert await connection.run_sync(_tables) == set()
+        assert await current_revision(database) is None
+        await upgrade(database)
+        async with database.engine.connect() as connection:
+            assert await connection.run_sync(_differences) == []
+    finally:
+        await database.dispose()
+
+
+async def test_sqlite_pragmas_are_applied(tmp_path: Path) -> None:
+    database = create_database(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}")
+    try:
+        async with database.engine.connect() as connection:
+            journal = (await connection.exec_driver_sql("PRAGMA journal_mode")).scalar()
+            keys = (await connection.exec_driver_sql("PRAGMA foreign_keys")).scalar()
+            busy = (await connection.exec_driver_sql("PRAGMA busy_timeout")).scalar()
+        assert (journal, keys, busy) == ("wal", 1, 5000)
+    finally:
+        await database.dispose()

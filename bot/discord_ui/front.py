@@ -7,7 +7,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -134,9 +134,18 @@ class Front:
             return
         run = LiveRun(secrets.token_hex(6), message.author.id, message.channel.id)
         self.runs[run.run_id] = run
-        task = asyncio.create_task(self._answer(message, text, run), name=f"answer {run.run_id}")
+        self._spawn(self._answer(message, text, run), f"answer {run.run_id}")
+
+    def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run work in the background, keeping a reference so shutdown can cancel it."""
+        task = asyncio.create_task(work, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def wait_idle(self) -> None:
+        """Wait until no answer is being worked on (used at shutdown and by tests)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     def _refusal(self, message: discord.Message, text: str) -> str | None:
         if not text:
@@ -297,7 +306,7 @@ class Front:
         if outcome.woke_waiter or request is None:
             return
         # Nobody in this process was waiting (the bot restarted): continue from stored state.
-        await self._resume(request)
+        self._spawn(self._resume(request), f"resume approval {request.id}")
 
     async def _show_decision(
         self, request: ApprovalRequest, status: Status, decided_by: int
@@ -364,9 +373,10 @@ class Front:
         await interaction.response.send_message("⏹️ 停止します / Stopping.", ephemeral=True)
 
     async def close(self) -> None:
-        """Stop every live run and wait for them to finish writing history."""
-        for run in self.runs.values():
-            run.stop.set()
+        """Cancel live runs at shutdown; pending approvals stay pending, so their buttons still
+        work after the restart (the conversation resumes from stored history)."""
+        for task in list(self._tasks):
+            task.cancel()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 

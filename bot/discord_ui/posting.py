@@ -15,6 +15,18 @@ from bot.weather import DailyWeatherReport
 log = logging.getLogger(__name__)
 
 WEATHER_COLOUR = discord.Colour.from_rgb(86, 156, 214)
+# Discord's embed limits are 256 (title), 4,096 (description), 1,024 (field value), 2,048
+# (footer) and 6,000 in all; these stay within each and, summed, well below the total.
+TITLE_MAX = 256
+DESCRIPTION_MAX = 2048
+FIELD_VALUE_MAX = 1024
+FOOTER_MAX = 256
+CONTENT_MAX = 2000
+
+
+def fit(text: str, limit: int) -> str:
+    """text cut to at most limit characters, with an ellipsis when something was cut."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class ChannelPoster:
@@ -44,17 +56,18 @@ class ChannelPoster:
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""
         embed = discord.Embed(
-            title=f"{report.emoji} {report.title}",
-            description="\n".join(report.lines),
+            title=fit(f"{report.emoji} {report.title}", TITLE_MAX),
+            description=fit("\n".join(report.lines), DESCRIPTION_MAX),
             colour=WEATHER_COLOUR,
         )
-        embed.add_field(name="🧺 洗濯 / Laundry",
-                        value=f"{report.laundry_advice}（指数 {report.laundry_index}）",
+        # The advice already reads "洗濯指数 72: 外干しOK"; repeating the index would be noise.
+        embed.add_field(name="🧺 洗濯 / Laundry", value=fit(report.laundry_advice, FIELD_VALUE_MAX),
                         inline=False)
-        embed.add_field(name="☂️ 傘 / Umbrella", value=report.umbrella_advice, inline=False)
-        embed.set_footer(text=f"{report.place} · Open-Meteo")
+        embed.add_field(name="☂️ 傘 / Umbrella", value=fit(report.umbrella_advice, FIELD_VALUE_MAX),
+                        inline=False)
+        embed.set_footer(text=fit(f"{report.place} · Open-Meteo", FOOTER_MAX))
         await self.send(channel_id, embed=embed)
 
     async def post_tip(self, channel_id: int, tip: Tip) -> None:
         """A tip as plain text."""
-        await self.send(channel_id, content=tip.as_text())
+        await self.send(channel_id, content=fit(tip.as_text(), CONTENT_MAX))

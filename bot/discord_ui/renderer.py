@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -96,8 +97,13 @@ class RunRenderer:
             async for event in events:
                 last = event
                 await self.render(event)
-        finally:
+        except asyncio.CancelledError:
+            # Shutting down: leave the messages (and any approval buttons) as they are.
+            raise
+        except BaseException:
             await self._remove_stop_button()
+            raise
+        await self._remove_stop_button()
         return last
 
     async def render(self, event: ev.AgentEvent) -> None:
@@ -118,11 +124,17 @@ class RunRenderer:
                 card.expires_at = event.expires_at
                 card.approval_id = event.approval_id
                 await self._end_segment()
-                message = await self._show_card(
-                    event.call_id, card, view=approval_view(event.approval_id, self.run_id)
-                )
+                entry = self._cards.get(event.call_id)
+                message = entry.message if entry is not None else None
+                if message is None:
+                    message = await self._show_card(event.call_id, card)
+                # Store the card's id before it gets buttons, so a click that reaches a
+                # restarted bot always finds the card it must update.
                 if message is not None and self._attach_card is not None:
                     await self._attach_card(event.approval_id, message.id)
+                await self._show_card(
+                    event.call_id, card, view=approval_view(event.approval_id, self.run_id)
+                )
             case ev.ToolExecuting():
                 card = self._card_for(event.call_id, event.name)
                 card.state = CardState.RUNNING

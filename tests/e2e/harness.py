@@ -17,6 +17,8 @@ from tests.fakes.llm_server import ScriptedLLM
 
 # How long the client waits after the last GUILD_CREATE before on_ready (default 2 s).
 READY_DELAY = 0.05
+# Longest a test waits for the bot to finish answering.
+IDLE_LIMIT = 15.0
 
 
 def bot_environment(fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path,
@@ -77,11 +79,10 @@ class RunningBot:
         assert self.app.bot.user is not None
         return self.app.bot.user.id
 
-    async def idle(self, timeout: float = 10.0) -> None:
+    async def idle(self) -> None:
         """Wait until no answer is running."""
-        async with asyncio.timeout(timeout):
-            while self.app.bot.front.runs or self.app.bot.front._tasks:
-                await asyncio.sleep(0.02)
+        async with asyncio.timeout(IDLE_LIMIT):
+            await self.app.bot.front.wait_idle()
 
 
 @asynccontextmanager
@@ -113,3 +114,26 @@ async def running_bot(
         if runner is not None and not runner.done():
             runner.cancel()
         await app.close()
+
+
+def custom_ids(message: Json) -> list[str]:
+    """Every component custom_id on a message, in order."""
+    found: list[str] = []
+    for row in message.get("components") or []:
+        for component in row.get("components") or []:
+            if "custom_id" in component:
+                found.append(component["custom_id"])
+    return found
+
+
+def approval_card(fake: FakeDiscord, channel_id: int = GENERAL_CHANNEL_ID) -> Json | None:
+    """The newest message in the channel that carries approval buttons."""
+    for message in reversed(fake.messages(channel_id)):
+        if any(cid.startswith("apv:") for cid in custom_ids(message)):
+            return message
+    return None
+
+
+def card_state(message: Json) -> str:
+    """The state line of a tool card's embed."""
+    return str(message["embeds"][0]["description"])

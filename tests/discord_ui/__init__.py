@@ -1,0 +1,1 @@
+"""Tests of the Discord layer units (splitting, rendering)."""

@@ -1,0 +1,47 @@
+"""Long replies split below Discord's limit at paragraph or line boundaries, code blocks intact."""
+
+from __future__ import annotations
+
+from bot.discord_ui.splitting import split_message
+
+
+def test_short_text_is_one_chunk() -> None:
+    assert split_message("こんにちは") == ["こんにちは"]
+
+
+def test_paragraphs_are_preferred_split_points() -> None:
+    paragraphs = ["段落" + str(i) + "。" + "あ" * 600 for i in range(5)]
+    chunks = split_message("\n\n".join(paragraphs), limit=1400)
+
+    assert all(len(c) <= 1400 for c in chunks)
+    assert all(c.startswith("段落") for c in chunks)
+    assert "".join(chunks).replace("\n", "") == "".join(paragraphs)
+
+
+def test_a_code_block_that_fits_moves_whole_to_the_next_message() -> None:
+    code = "```python\n" + "x = 1\n" * 50 + "```"
+    text = "説明" * 600 + "\n" + code
+
+    chunks = split_message(text, limit=1500)
+
+    assert chunks[-1].startswith("```python") and chunks[-1].endswith("```")
+    assert all(c.count("```") % 2 == 0 for c in chunks)
+
+
+def test_a_code_block_too_long_is_closed_and_reopened_with_its_language() -> None:
+    code = "```js\n" + "".join(f"console.log({i});\n" for i in range(400)) + "```"
+
+    chunks = split_message(code, limit=2000)
+
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert len(chunk) <= 2000
+        assert chunk.startswith("```js\n") and chunk.endswith("```")
+    lines = [line for c in chunks for line in c.splitlines() if line.startswith("console")]
+    assert lines == [f"console.log({i});" for i in range(400)]
+
+
+def test_a_line_without_spaces_is_cut_hard_at_the_limit() -> None:
+    chunks = split_message("あ" * 4500)
+
+    assert [len(c) for c in chunks] == [1996, 1996, 508]

@@ -1,0 +1,48 @@
+"""Console mode: the same router, agent and approvals, driven through stdin."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_process import _environment
+from tests.fakes.llm_server import ScriptedLLM, text, tool_call
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_console_answers_and_asks_for_approval_on_stdin(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    # The console runs on the real clock: a date a month ahead is always valid.
+    when = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%dT09:00")
+    llm.queue(
+        text("こんにちは、コンソールのOtomoです"),
+        tool_call("create_reminder", {"when": when, "what": "歯医者"}),
+        text("1月5日9時に登録しました"),
+    )
+    env = _environment({
+        "LLM_MODEL": "openai/test-model", "LLM_API_BASE": llm.api_base, "LLM_API_KEY": "k",
+        "LLM_NUM_RETRIES": "0", "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'c.db'}",
+        "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"), "LOG_LEVEL": "WARNING",
+    })
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "console", cwd=tmp_path, env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    script = "こんにちは\n来月の9時に歯医者ってリマインドして\na\n/quit\n"
+    stdout, stderr = await asyncio.wait_for(process.communicate(script.encode()), 60)
+    output = stdout.decode()
+
+    assert process.returncode == 0, stderr.decode()[-2000:]
+    assert "[general] otomo> こんにちは、コンソールのOtomoです" in output
+    assert "[reminder] otomo>" in output
+    assert "🔐 create_reminder" in output and "approve / reject / always?" in output
+    assert "✅ create_reminder" in output
+    assert "1月5日9時に登録しました" in output
+    assert llm.request_count == 3

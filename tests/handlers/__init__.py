@@ -1,0 +1,1 @@
+"""Tests of the keyword router and handler prompts."""

@@ -1,0 +1,57 @@
+"""The model client: every call is logged; fallbacks take over when the main model fails."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from bot.agent import events as ev
+from bot.agent.llm import LLMClient
+from bot.storage.agent import LLMCall
+from tests.agent.conftest import Rig, collect
+from tests.fakes.llm_server import ChatRequest, Reply, server_error, text
+
+
+async def _calls(rig: Rig) -> list[LLMCall]:
+    async with rig.database.sessions() as session:
+        return list((await session.scalars(select(LLMCall).order_by(LLMCall.id))).all())
+
+
+async def test_each_call_is_logged_without_prompts_by_default(rig: Rig) -> None:
+    rig.llm.queue(text("こんにちは"), server_error())
+
+    await collect(rig.agent.run(rig.request(), "やあ"))
+    await collect(rig.agent.run(rig.request(), "もう一度"))
+
+    ok, failed = await _calls(rig)
+    assert ok.model == "openai/test-model" and ok.purpose == "general"
+    assert ok.conversation_key == "c10:u100"
+    assert ok.latency_ms > 0 and ok.tokens_in and ok.tokens_out
+    assert ok.error is None and ok.prompt is None and ok.response is None
+    assert failed.error is not None and "InternalServerError" in failed.error
+
+
+async def test_prompts_are_logged_only_with_the_debug_setting(rig: Rig) -> None:
+    settings = rig.settings.model_copy(update={"llm_log_prompts": True})
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+    rig.llm.queue(text("記録します"))
+
+    await collect(rig.agent.run(rig.request(), "秘密の質問"))
+
+    (call,) = await _calls(rig)
+    assert call.prompt is not None and "秘密の質問" in call.prompt
+    assert call.response is not None and "記録します" in call.response
+
+
+async def test_fallback_model_answers_when_the_main_model_fails(rig: Rig) -> None:
+    def by_model(request: ChatRequest) -> Reply:
+        return server_error() if request.model == "test-model" else text("予備のモデルです")
+
+    rig.llm.rule = by_model
+    settings = rig.settings.model_copy(update={"llm_fallback_models": ["openai/backup-model"]})
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+
+    events = await collect(rig.agent.run(rig.request(), "やあ"))
+
+    assert isinstance(events[-1], ev.Done)
+    assert "".join(e.text for e in events if isinstance(e, ev.TextDelta)) == "予備のモデルです"
+    assert [r.model for r in rig.llm.requests] == ["test-model", "backup-model"]

@@ -61,10 +61,14 @@ class ChannelPoster:
             colour=WEATHER_COLOUR,
         )
         # The advice already reads "洗濯指数 72: 外干しOK"; repeating the index would be noise.
-        embed.add_field(name="🧺 洗濯 / Laundry", value=fit(report.laundry_advice, FIELD_VALUE_MAX),
-                        inline=False)
-        embed.add_field(name="☂️ 傘 / Umbrella", value=fit(report.umbrella_advice, FIELD_VALUE_MAX),
-                        inline=False)
+        embed.add_field(
+            name="🧺 洗濯 / Laundry",
+            value=fit(report.laundry_advice, FIELD_VALUE_MAX),
+            inline=False,
+        )
+        embed.add_field(
+            name="☂️ 傘 / Umbrella", value=fit(report.umbrella_advice, FIELD_VALUE_MAX), inline=False
+        )
         embed.set_footer(text=fit(f"{report.place} · Open-Meteo", FOOTER_MAX))
         await self.send(channel_id, embed=embed)
 

@@ -120,6 +120,15 @@ class DailyWeatherJob:
         return report
 
 
+def _half_configured(settings: Settings) -> str | None:
+    """The missing setting when only one of channel and time is set, else None."""
+    has_channel = settings.weather_notify_channel_id is not None
+    has_time = settings.weather_notify_time is not None
+    if has_channel == has_time:
+        return None
+    return "WEATHER_NOTIFY_CHANNEL_ID" if has_time else "WEATHER_NOTIFY_TIME"
+
+
 def schedule_daily_weather(
     scheduler: BaseScheduler,
     post: PostReport,
@@ -130,6 +139,13 @@ def schedule_daily_weather(
     """Add the daily post at WEATHER_NOTIFY_TIME (bot time zone) when a channel and time are set."""
     notify_at = settings.weather_notify_time
     if settings.weather_notify_channel_id is None or notify_at is None:
+        missing = _half_configured(settings)
+        if missing is not None:
+            log.warning(
+                "daily weather post is off: %s is not set. Set both WEATHER_NOTIFY_TIME "
+                "(e.g. 07:00) and WEATHER_NOTIFY_CHANNEL_ID to turn it on, or neither.",
+                missing,
+            )
         return None
     job = DailyWeatherJob(service, post, clock)
     # A report that fell due while the bot was down is stale after the grace period: skip it.

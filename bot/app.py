@@ -23,6 +23,7 @@ from bot.clock import Clock, SystemClock
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.front import Front
+from bot.discord_ui.kb_commands import KnowledgeCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
@@ -143,6 +144,7 @@ async def build_app(
             lambda client: CoreCommands(client, core.approvals,
                                         web_search=settings.tavily_api_key is not None),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
+            lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
         ],
         on_ready_hooks=[ready],
         message_hooks=[observe],
@@ -173,14 +175,15 @@ def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
         sweep_approvals, "interval", seconds=APPROVAL_SWEEP_SECONDS, id="approvals.sweep",
         coalesce=True, max_instances=1, replace_existing=True,
     )
-    if settings.weather_notify_channel_id is not None:
-        channel_id = settings.weather_notify_channel_id
+    weather_channel = settings.weather_notify_channel_id
 
-        async def post_weather(report: DailyWeatherReport) -> None:
-            await poster.post_weather(channel_id, report)
+    async def post_weather(report: DailyWeatherReport) -> None:
+        # Scheduled only when the channel is set (schedule_daily_weather checks).
+        assert weather_channel is not None
+        await poster.post_weather(weather_channel, report)
 
-        schedule_daily_weather(core.scheduler, post_weather, settings, core.clock,
-                               features.weather)
+    # Called even when unconfigured: it warns about a channel without a time, or the reverse.
+    schedule_daily_weather(core.scheduler, post_weather, settings, core.clock, features.weather)
     if settings.tips_channel_id is not None:
         tips_channel = settings.tips_channel_id
 

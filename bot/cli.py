@@ -55,6 +55,7 @@ async def _console(settings: Settings) -> int:
     from bot.console import Console
 
     core = await build_core(settings)
+    core.features.start()
     try:
         await Console(core.agent, core.approvals).run()
     finally:

@@ -21,7 +21,6 @@ from bot.knowledge import (
     KnowledgeIndex,
     context_for,
     knowledge_instructions,
-    register_index,
     web_tools,
 )
 from bot.reminders.buttons import ReminderButtons
@@ -139,8 +138,8 @@ def build_features(
         )
 
     parts.add_section(router.CHAT, chat_section)
+    # Tools reach the index through Features.services (ctx.service(KnowledgeIndex)).
     knowledge = KnowledgeIndex.from_settings(settings, database.sessions, clock)
-    register_index(knowledge)
     searching = [*KNOWLEDGE_TOOLS, *web_tools(settings)]
     for item in searching:
         registry.register(item)
@@ -149,6 +148,7 @@ def build_features(
     web_available = any(t.name == "web_search" for t in searching)
 
     async def knowledge_section(prompt: PromptInput) -> str:
+        await knowledge.ensure_started()  # console mode never calls Features.start()
         excerpts = context_for(knowledge, prompt.text, budget_chars=settings.kb_context_chars)
         return "\n\n".join(
             part for part in (knowledge_instructions(web_search_available=web_available),

@@ -4,9 +4,8 @@ from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor
 from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile, may_edit
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.registry import index_for, register_index, unregister_index
 from bot.knowledge.results import KnowledgeHit, RefreshReport
-from bot.knowledge.tools import KNOWLEDGE_TOOLS, search_knowledge
+from bot.knowledge.tools import KNOWLEDGE_TOOLS, knowledge_index, search_knowledge
 
 # The web_search tool itself stays in its module: exporting it here would hide the module.
 from bot.knowledge.web_search import web_tools
@@ -23,11 +22,9 @@ __all__ = [
     "KnowledgeIndex",
     "RefreshReport",
     "context_for",
-    "index_for",
+    "knowledge_index",
     "knowledge_instructions",
     "may_edit",
-    "register_index",
     "search_knowledge",
-    "unregister_index",
     "web_tools",
 ]

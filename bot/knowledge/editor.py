@@ -86,6 +86,15 @@ class KnowledgeEditor:
         """The knowledge-base directory."""
         return self._index.root
 
+    @property
+    def max_file_bytes(self) -> int:
+        """The size cap of one file (KB_MAX_FILE_BYTES)."""
+        return self._max_file_bytes
+
+    def source_of(self, path: str) -> str:
+        """How a relative path is shown and cited: `knowledge_base/faq.md`."""
+        return self._index.source_of(path)
+
     def _resolve(self, path: str) -> tuple[str, Path]:
         try:
             return resolve_inside(self.root, path)
@@ -124,15 +133,43 @@ class KnowledgeEditor:
             relative, self._index.source_of(relative), decode(data), content_hash(data), len(data)
         )
 
+    async def check_new(self, path: str) -> str:
+        """The relative path for a new file, or a KnowledgeEditError if it is unsafe or taken.
+
+        Lets `/kb new` refuse before the admin types the text; `create` checks again.
+        """
+        relative, target = self._resolve(path)
+        if await asyncio.to_thread(target.exists):
+            raise KnowledgeEditError(_exists(relative))
+        return relative
+
+    def check_size(self, size: int) -> None:
+        """Refuse, with a KnowledgeEditError, a file of size bytes over the cap."""
+        if size > self._max_file_bytes:
+            raise KnowledgeEditError(_too_large(size, self._max_file_bytes))
+
+    def text_of_upload(self, data: bytes) -> str:
+        """An uploaded file's bytes as text, or a KnowledgeEditError if too large or not text."""
+        self.check_size(len(data))
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = None
+        if text is None or "\x00" in text:
+            raise KnowledgeEditError(
+                "添付ファイルが UTF-8 のテキストではありません。Markdown を UTF-8 で保存して、"
+                "もう一度添付してください。/ The attachment is not UTF-8 text: save the markdown "
+                "as UTF-8 and attach it again."
+            )
+        return text
+
     async def create(self, path: str, text: str, editor: Editor) -> ChangeEntry:
         """Write a new file; refuses to overwrite an existing one."""
         async with self._lock:
             relative, target = self._resolve(path)
             data = self._encode(text)
             if await asyncio.to_thread(target.exists):
-                raise KnowledgeEditError(
-                    f"`{relative}` already exists: edit it with /kb edit, or pick another name."
-                )
+                raise KnowledgeEditError(_exists(relative))
             return await self._write(relative, target, data, None, ChangeAction.CREATE, editor)
 
     async def replace(
@@ -145,24 +182,35 @@ class KnowledgeEditor:
             before = await asyncio.to_thread(_read_or_none, target)
             if before is None:
                 raise KnowledgeEditError(
+                    f"`{relative}` はまだありません。/kb new で作ってください。/ "
                     f"`{relative}` does not exist yet: create it with /kb new."
                 )
             if expected_hash is not None and content_hash(before) != expected_hash:
                 raise KnowledgeEditError(
-                    f"`{relative}` was changed by someone else since you opened it: open it "
-                    "again with /kb show or /kb edit and redo your change."
+                    f"`{relative}` は開いた後でほかの人が変更しました。/kb edit で開き直して、"
+                    f"もう一度変更してください。/ `{relative}` was changed by someone else since "
+                    "you opened it: open it again with /kb show or /kb edit and redo your change."
                 )
             return await self._write(
                 relative, target, data, len(before), ChangeAction.REPLACE, editor
             )
 
-    async def delete(self, path: str, editor: Editor) -> ChangeEntry:
-        """Remove a file and take it out of the index."""
+    async def delete(
+        self, path: str, editor: Editor, *, expected_hash: str | None = None
+    ) -> ChangeEntry:
+        """Remove a file and take it out of the index; with expected_hash, only if unchanged."""
         async with self._lock:
             relative, target = self._resolve(path)
             before = await asyncio.to_thread(_read_or_none, target)
             if before is None:
                 raise KnowledgeEditError(self._missing(relative))
+            if expected_hash is not None and content_hash(before) != expected_hash:
+                raise KnowledgeEditError(
+                    f"`{relative}` は確認の後で変更されたので、削除していません。内容を確かめて"
+                    f"から /kb delete をやり直してください。/ `{relative}` changed after you "
+                    "were asked to confirm, so it was not deleted: check it and run /kb delete "
+                    "again."
+                )
             await asyncio.to_thread(target.unlink)
             entry = await record_change(
                 self._sessions,
@@ -188,15 +236,12 @@ class KnowledgeEditor:
     def _encode(self, text: str) -> bytes:
         if not text.strip():
             raise KnowledgeEditError(
+                "ファイルが空になります。本文を書くか、消すなら /kb delete を使ってください。/ "
                 "The file would be empty: write some text, or use /kb delete to remove it."
             )
         body = text.replace("\r\n", "\n")
         data = (body if body.endswith("\n") else body + "\n").encode("utf-8")
-        if len(data) > self._max_file_bytes:
-            raise KnowledgeEditError(
-                f"That text is {len(data):,} bytes; a file may hold at most "
-                f"{self._max_file_bytes:,} (KB_MAX_FILE_BYTES). Split it into several files."
-            )
+        self.check_size(len(data))
         return data
 
     async def _write(
@@ -210,7 +255,9 @@ class KnowledgeEditor:
     ) -> ChangeEntry:
         if await asyncio.to_thread(target.is_symlink):
             raise KnowledgeEditError(
-                f"`{relative}` is a link to another file: edit the file it points to instead."
+                f"`{relative}` は別のファイルへのリンクです。リンク先のファイルを編集して"
+                f"ください。/ `{relative}` is a link to another file: edit the file it points "
+                "to instead."
             )
         await asyncio.to_thread(atomic_write, target, data)
         entry = await record_change(
@@ -226,7 +273,25 @@ class KnowledgeEditor:
         return entry
 
     def _missing(self, relative: str) -> str:
-        return f"There is no `{relative}` in the knowledge base: /kb list shows the files."
+        return (
+            f"`{relative}` はナレッジベースにありません。/kb list でファイルの一覧を見られます。/ "
+            f"There is no `{relative}` in the knowledge base: /kb list shows the files."
+        )
+
+
+def _exists(relative: str) -> str:
+    return (
+        f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。/ "
+        f"`{relative}` already exists: edit it with /kb edit, or pick another name."
+    )
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (
+        f"{size:,} バイトあります。1ファイルは {limit:,} バイト（KB_MAX_FILE_BYTES）までなので、"
+        f"いくつかのファイルに分けてください。/ That text is {size:,} bytes; a file may hold at "
+        f"most {limit:,} (KB_MAX_FILE_BYTES). Split it into several files."
+    )
 
 
 def _read_or_none(path: Path) -> bytes | None:

@@ -49,11 +49,16 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
+# Files at the root that configure the bot rather than inform it.
+NOT_KNOWLEDGE = frozenset({"persona.md"})
+
+
 def scan(root: Path) -> dict[str, FileSignature]:
     """Every `.md` file under root as relative POSIX path → signature.
 
     Hidden files and folders (editor temp files start with a dot) are skipped, and so is a
-    symlink that points outside root: the bot must never read files it was not given.
+    symlink that points outside root: the bot must never read files it was not given. The chat
+    persona (`persona.md` at the root) is instructions, not knowledge, so it is not indexed.
     """
     if not root.is_dir():
         return {}
@@ -72,6 +77,8 @@ def scan(root: Path) -> dict[str, FileSignature]:
             except OSError:
                 continue  # deleted between listing and stat
             relative = path.relative_to(root).as_posix()
+            if relative in NOT_KNOWLEDGE:
+                continue
             found[relative] = FileSignature(stat.st_mtime_ns, stat.st_size)
     return found
 
@@ -118,32 +125,53 @@ def resolve_inside(root: Path, user_path: str) -> tuple[str, Path]:
     """
     raw = user_path.strip()
     if not raw:
-        raise UnsafePath("Give a file path such as `faq.md` or `guides/rules.md`.")
+        raise UnsafePath(
+            "ファイルのパスを指定してください（例: `faq.md`、`guides/rules.md`）。/ "
+            "Give a file path such as `faq.md` or `guides/rules.md`."
+        )
     if len(raw) > MAX_PATH_CHARS:
-        raise UnsafePath(f"That path is too long: keep it under {MAX_PATH_CHARS} characters.")
+        raise UnsafePath(
+            f"パスが長すぎます。{MAX_PATH_CHARS}文字未満にしてください。/ "
+            f"That path is too long: keep it under {MAX_PATH_CHARS} characters."
+        )
     if _FORBIDDEN.search(raw):
         raise UnsafePath(
+            'パスにファイル名に使えない文字（\\ : * ? " < > | など）が含まれています。英数字と - _ '
+            "を使い、フォルダは / で区切ってください。/ "
             'That path contains characters a file name cannot have (such as \\ : * ? " < > |); '
             "use letters, digits, - and _ with / between folders."
         )
     if raw.startswith("/") or raw.startswith("~"):
         raise UnsafePath(
+            "絶対パスではなく、ナレッジベースの中のパス（例: `faq.md`）を指定してください。/ "
             f"Use a path inside the knowledge base such as `faq.md`, not an absolute path ({raw})."
         )
     parts = PurePosixPath(raw).parts
     if parts and parts[0] == root.name and len(parts) > 1:
         parts = parts[1:]  # the listing shows `knowledge_base/faq.md`; accept it pasted back
     if any(part == ".." for part in parts):
-        raise UnsafePath("Paths cannot go up with `..`: name a file inside the knowledge base.")
+        raise UnsafePath(
+            "`..` で上のフォルダには出られません。ナレッジベースの中のファイルを指定して"
+            "ください。/ Paths cannot go up with `..`: name a file inside the knowledge base."
+        )
     if any(part.startswith(".") for part in parts):
-        raise UnsafePath("Hidden files and folders (names starting with a dot) are not allowed.")
+        raise UnsafePath(
+            "ドットで始まる隠しファイル・フォルダは使えません。/ "
+            "Hidden files and folders (names starting with a dot) are not allowed."
+        )
     if not parts or not parts[-1].endswith(SUFFIX) or parts[-1] == SUFFIX:
-        raise UnsafePath(f"Only markdown files can be used: the name must end in `{SUFFIX}`.")
+        raise UnsafePath(
+            f"扱えるのは Markdown ファイルだけです。名前を `{SUFFIX}` で終わらせてください。/ "
+            f"Only markdown files can be used: the name must end in `{SUFFIX}`."
+        )
     relative = "/".join(parts)
     target = root / relative
     real_root = root.resolve()
     if not _inside(target.resolve(), real_root):
-        raise UnsafePath(f"`{relative}` leads outside the knowledge base through a link.")
+        raise UnsafePath(
+            f"`{relative}` はリンクを通ってナレッジベースの外を指しています。/ "
+            f"`{relative}` leads outside the knowledge base through a link."
+        )
     return relative, target
 
 

@@ -5,10 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.knowledge.registry import index_for
+from bot.knowledge.index import KnowledgeIndex
 
 MAX_RESULTS = 10
 MAX_QUERY_CHARS = 500
+
+
+async def knowledge_index(ctx: ToolContext) -> KnowledgeIndex:
+    """The bot's index, injected by the composition root; started on first use if nothing did."""
+    index = ctx.service(KnowledgeIndex)
+    await index.ensure_started()
+    return index
 
 
 @tool(requires_approval=False, source="knowledge")
@@ -29,7 +36,7 @@ async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict
             f"query is {len(text)} characters long; use at most {MAX_QUERY_CHARS}: the key words "
             "of the question, not the whole conversation."
         )
-    index = await index_for(ctx)
+    index = await knowledge_index(ctx)
     hits = index.search(text, max(1, min(limit, MAX_RESULTS)))
     result: dict[str, Any] = {
         "results": [

@@ -20,7 +20,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
-from bot.knowledge.registry import index_for
+from bot.knowledge.tools import knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
 
@@ -106,7 +106,7 @@ def _results(response: dict[str, Any]) -> list[WebResult]:
 
 async def _save(ctx: ToolContext, query: str, answer: str | None, results: list[WebResult]) -> str:
     """Write the search into knowledge_base/web_search/, log it, index it; return the source."""
-    index = await index_for(ctx)
+    index = await knowledge_index(ctx)
     day = ctx.now().astimezone(ctx.settings.timezone).date()
     relative = archive_path(query, day)
     target = index.root / relative

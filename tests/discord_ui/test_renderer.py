@@ -60,9 +60,11 @@ async def test_deltas_within_a_second_are_batched_into_one_edit() -> None:
     await renderer.render(ev.TextDelta("う"))
     await renderer.render(ev.Done("", "answered"))
 
+    whole = "あ" + "い" * 10 + "う"
     message = channel.sent[0]
-    assert [e["content"] for e in message.edits] == ["あいいいいいいいいいいう …", "あいいいいいいいいいいう"]
-    assert message.content == "あいいいいいいいいいいう"
+    assert message.edits[0]["content"] == whole + " …"
+    assert [e["content"] for e in message.edits] == [whole + " …", whole]
+    assert message.content == whole
 
 
 async def test_every_send_allows_only_the_requester_to_be_pinged() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,7 +15,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 import bot.storage.knowledge  # noqa: F401 - registers the kb tables on Base.metadata
 from bot.agent.tools import ToolContext
 from bot.clock import ManualClock
-from bot.knowledge import registry
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.terms import DocumentAnalysis, analyse_document
 from bot.settings import Settings
@@ -74,18 +73,13 @@ def settings(kb_dir: Path) -> Settings:
     return Settings(knowledge_base_dir=kb_dir, kb_max_file_bytes=2000)
 
 
-@pytest.fixture(autouse=True)
-def clean_registry() -> Iterator[None]:
-    """Each test starts without a registered index, whatever the previous one left."""
-    registry._indexes.clear()
-    yield
-    registry._indexes.clear()
-
-
 def make_context(
-    settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+    settings: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    clock: ManualClock,
+    index: KnowledgeIndex | None = None,
 ) -> ToolContext:
-    """A ToolContext for a member asking in a guild channel."""
+    """A ToolContext for a member asking in a guild channel, with the index as its service."""
     return ToolContext(
         user_id=111,
         user_name="hanako",
@@ -95,4 +89,5 @@ def make_context(
         sessions=sessions,
         settings=settings,
         timezone=ZoneInfo("Asia/Tokyo"),
+        services={KnowledgeIndex: index} if index is not None else {},
     )

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import ManualClock
 from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.index import KnowledgeIndex
+from tests.knowledge.conftest import CORPUS
 
 
 def test_context_holds_the_best_section_with_its_citation(index: KnowledgeIndex) -> None:
@@ -49,3 +56,20 @@ def test_instructions_ask_for_citations_and_mention_web_search_only_when_offered
     assert "出典: knowledge_base/faq.md" in without
     assert "search_knowledge" in without
     assert "web_search" in with_web and "web_search" not in without
+
+
+async def test_a_knowledge_base_of_one_file_still_puts_its_match_in_the_prompt(
+    tmp_path: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+) -> None:
+    # Words every section shares score little here, and synonyms the file never uses
+    # (規約, rule…) must not count against the match: it is the best this file can do.
+    root = tmp_path / "only" / "knowledge_base"
+    root.mkdir(parents=True)
+    shutil.copy(CORPUS / "rules.md", root / "rules.md")
+    single = KnowledgeIndex(root, sessions, clock)
+    await single.load()
+
+    block = context_for(single, "サーバーのルールは？", budget_chars=1500)
+
+    assert "出典: knowledge_base/rules.md" in block
+    assert context_for(single, "量子コンピュータの仕組み", budget_chars=1500) == ""

@@ -216,3 +216,46 @@ def test_manage_server_or_a_kb_admin_role_may_edit() -> None:
     assert may_edit(False, [1, 600], settings)
     assert not may_edit(False, [1, 2], settings)
     assert not may_edit(False, [500], Settings())
+
+
+@pytest.mark.parametrize("path", ["../x.md", "/etc/x.md", "notes.txt", "faq.md"])
+async def test_refusals_are_sentences_in_japanese_then_english(
+    editor: KnowledgeEditor, path: str
+) -> None:
+    with pytest.raises(KnowledgeEditError) as refused:
+        await editor.create(path, "# x\n", ADMIN)
+
+    japanese, english = str(refused.value).split("。/ ", 1)
+    assert not japanese.isascii()
+    assert english.isascii() and english.endswith(".")
+
+
+async def test_check_new_names_the_file_or_refuses_before_any_text_is_typed(
+    editor: KnowledgeEditor,
+) -> None:
+    assert await editor.check_new("knowledge_base/guides/boost.md") == "guides/boost.md"
+    with pytest.raises(KnowledgeEditError, match="already exists"):
+        await editor.check_new("faq.md")
+    with pytest.raises(KnowledgeEditError, match=r"`\.\.`"):
+        await editor.check_new("../x.md")
+
+
+def test_an_upload_must_be_utf8_text_under_the_cap(editor: KnowledgeEditor) -> None:
+    assert editor.text_of_upload("\ufeff# 見出し\n".encode()) == "# 見出し\n"
+    with pytest.raises(KnowledgeEditError, match="not UTF-8 text"):
+        editor.text_of_upload("# 見出し\n".encode("shift_jis"))
+    with pytest.raises(KnowledgeEditError, match="not UTF-8 text"):
+        editor.text_of_upload(b"\x89PNG\r\n\x1a\n\x00\x00")
+    with pytest.raises(KnowledgeEditError, match=r"at most 2,000"):
+        editor.text_of_upload(b"#" * 2001)
+
+
+async def test_delete_refuses_a_file_changed_since_the_confirmation(
+    editor: KnowledgeEditor, kb_dir: Path
+) -> None:
+    asked = await editor.read("events.md")
+    (kb_dir / "events.md").write_text("# 新しいイベント\n", "utf-8")
+
+    with pytest.raises(KnowledgeEditError, match="changed after you were asked"):
+        await editor.delete("events.md", ADMIN, expected_hash=asked.content_hash)
+    assert (kb_dir / "events.md").exists()

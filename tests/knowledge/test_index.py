@@ -193,6 +193,18 @@ async def test_files_too_large_hidden_or_linked_from_outside_are_not_indexed(
     assert not (await index.refresh()).skipped  # not retried until the file changes
 
 
+async def test_the_chat_persona_is_not_knowledge(index: KnowledgeIndex, kb_dir: Path) -> None:
+    (kb_dir / "persona.md").write_text("# ペルソナ\n\nあなたは陽気な猫です\n", "utf-8")
+    (kb_dir / "guides").mkdir(exist_ok=True)
+    (kb_dir / "guides" / "persona.md").write_text("# 役割\n\n司会の役割について\n", "utf-8")
+
+    await index.refresh()
+
+    assert "persona.md" not in index.paths()
+    assert "guides/persona.md" in index.paths()
+    assert index.search("陽気な猫", 5) == []
+
+
 async def test_a_file_that_fails_to_parse_is_left_out_and_the_rest_indexed(
     kb_dir: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
 ) -> None:

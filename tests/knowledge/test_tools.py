@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import execute, parse_arguments
 from bot.clock import ManualClock
-from bot.knowledge import KNOWLEDGE_TOOLS, register_index, search_knowledge
+from bot.knowledge import KNOWLEDGE_TOOLS, search_knowledge
 from bot.knowledge.index import KnowledgeIndex
 from bot.settings import Settings
 from tests.knowledge.conftest import make_context
@@ -26,8 +27,7 @@ async def test_the_tool_returns_sections_with_sources_from_the_registered_index(
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
 ) -> None:
-    register_index(index)
-    ctx = make_context(settings, sessions, clock)
+    ctx = make_context(settings, sessions, clock, index)
     arguments, error = parse_arguments(search_knowledge, json.dumps({"query": "report spam"}))
     assert error is None and arguments is not None
 
@@ -41,14 +41,34 @@ async def test_the_tool_returns_sections_with_sources_from_the_registered_index(
     assert "出典" in outcome.output["note"]
 
 
-async def test_without_a_registered_index_the_tool_loads_one_itself(
-    settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+async def test_an_index_nobody_started_is_loaded_on_first_use_as_in_console_mode(
+    kb_dir: Path,
+    settings: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    clock: ManualClock,
 ) -> None:
-    ctx = make_context(settings, sessions, clock)
-
-    outcome = await execute(search_knowledge, ctx, {"query": "ニックネームを変えたい", "limit": 1})
+    idle = KnowledgeIndex(kb_dir, sessions, clock)
+    ctx = make_context(settings, sessions, clock, idle)
+    try:
+        outcome = await execute(
+            search_knowledge, ctx, {"query": "ニックネームを変えたい", "limit": 1}
+        )
+    finally:
+        await idle.stop()
 
     assert [r["source"] for r in outcome.output["results"]] == ["knowledge_base/faq.md"]
+    assert idle.ready
+
+
+async def test_without_the_index_service_the_model_is_told_it_is_unavailable(
+    settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+) -> None:
+    outcome = await execute(
+        search_knowledge, make_context(settings, sessions, clock), {"query": "ルール"}
+    )
+
+    assert outcome.is_error
+    assert "KnowledgeIndex is not available" in outcome.output
 
 
 async def test_no_match_tells_the_model_not_to_guess(
@@ -57,10 +77,10 @@ async def test_no_match_tells_the_model_not_to_guess(
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
 ) -> None:
-    register_index(index)
-
     outcome = await execute(
-        search_knowledge, make_context(settings, sessions, clock), {"query": "量子コンピュータ"}
+        search_knowledge,
+        make_context(settings, sessions, clock, index),
+        {"query": "量子コンピュータ"},
     )
 
     assert outcome.output["results"] == []
@@ -73,10 +93,8 @@ async def test_an_empty_query_is_an_error_for_the_model(
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
 ) -> None:
-    register_index(index)
-
     outcome = await execute(
-        search_knowledge, make_context(settings, sessions, clock), {"query": " "}
+        search_knowledge, make_context(settings, sessions, clock, index), {"query": " "}
     )
 
     assert outcome.is_error
@@ -89,8 +107,7 @@ async def test_limit_is_kept_between_one_and_ten(
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
 ) -> None:
-    register_index(index)
-    ctx = make_context(settings, sessions, clock)
+    ctx = make_context(settings, sessions, clock, index)
 
     many = await execute(search_knowledge, ctx, {"query": "サーバー", "limit": 50})
     one = await execute(search_knowledge, ctx, {"query": "サーバー", "limit": 0})

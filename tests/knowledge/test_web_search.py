@@ -14,6 +14,7 @@ from bot.knowledge import search_knowledge, web_tools
 from bot.knowledge import web_search as web_search_module
 from bot.knowledge.changes import ChangeAction, list_changes
 from bot.knowledge.documents import parse_front_matter
+from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.web_archive import archive_path, slugify
 from bot.knowledge.web_search import web_search
 from bot.settings import Settings
@@ -54,9 +55,12 @@ def web_settings(kb_dir: Path, tavily: FakeTavily) -> Settings:
 
 @pytest.fixture
 def ctx(
-    web_settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+    web_settings: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    clock: ManualClock,
+    index: KnowledgeIndex,
 ) -> ToolContext:
-    return make_context(web_settings, sessions, clock)
+    return make_context(web_settings, sessions, clock, index)
 
 
 def test_no_web_tool_is_offered_without_an_api_key(kb_dir: Path) -> None:

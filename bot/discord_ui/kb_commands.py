@@ -1,0 +1,506 @@
+"""/kb: admins list, read, edit, create and delete knowledge-base files, see history, reload.
+
+Thin: every command checks who is asking and calls the KnowledgeEditor. Answers are ephemeral
+and ping nobody, since file text may contain @everyone or role mentions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import math
+import secrets
+from collections.abc import Awaitable, Callable
+from pathlib import PurePosixPath
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge import may_edit as may_edit_knowledge
+from bot.knowledge.editor import FileContent
+from bot.knowledge.views import clip, describe_change, describe_file, describe_refresh, format_size
+from bot.settings import Settings
+from bot.users import UserPreferences
+
+log = logging.getLogger(__name__)
+
+# Discord's limits: 2,000 characters a message, 4,000 in a modal's text input, 45 in a modal
+# title or label, 100 in a label description, 25 autocomplete choices of at most 100 characters.
+MESSAGE_CHARS = 2000
+MODAL_TEXT_CHARS = 4000
+MODAL_TITLE_CHARS = 45
+LABEL_DESCRIPTION_CHARS = 100
+CHOICES = 25
+CHOICE_CHARS = 100
+# Room kept free in a message for a closing line such as "(+12 more)".
+MESSAGE_BUDGET = MESSAGE_CHARS - 100
+LIST_PAGE_SIZE = 20
+HISTORY_DEFAULT = 10
+HISTORY_MAX = 25
+# A delete confirmation is answerable for this long; a modal is kept while the admin types.
+CONFIRM_SECONDS = 120
+MODAL_SECONDS = 3600
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+REFUSAL = (
+    "ナレッジベースを編集できるのは「サーバー管理」権限か、ナレッジベース管理ロールを持つ"
+    "メンバーだけです。/ Only members with Manage Server or a knowledge-base admin role "
+    "(KB_ADMIN_ROLE_IDS) can use /kb."
+)
+FAILED = (
+    "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
+    "that failed on my side; please try again in a moment."
+)
+
+Write = Callable[[str, Editor], Awaitable[ChangeEntry]]
+
+
+async def say(interaction: discord.Interaction[Any], content: str, **extra: Any) -> None:
+    """Answer ephemerally, as the first response or a followup, without pinging anyone."""
+    options: dict[str, Any] = {"ephemeral": True, "allowed_mentions": NO_MENTIONS, **extra}
+    try:
+        if interaction.response.is_done():
+            await interaction.followup.send(clip(content, MESSAGE_CHARS), **options)
+        else:
+            await interaction.response.send_message(clip(content, MESSAGE_CHARS), **options)
+    except discord.HTTPException as exc:
+        log.warning(
+            "Could not answer /kb interaction %s: %s %s", interaction.id, exc.status, exc.text
+        )
+
+
+def discord_length(text: str) -> int:
+    """Length as Discord counts it for limits (UTF-16 code units: an emoji may count as two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def as_file(text: str, path: str) -> discord.File:
+    """Text as an attachment named like the knowledge-base file."""
+    return discord.File(io.BytesIO(text.encode("utf-8")), filename=PurePosixPath(path).name)
+
+
+def saved_message(entry: ChangeEntry, source: str) -> str:
+    """What an admin is told after a create or an edit."""
+    if entry.action is ChangeAction.CREATE:
+        return (
+            f"🆕 `{source}` を作りました（{format_size(entry.size_after)}）。"
+            f"次の質問から使われます。/ Created `{source}` ({format_size(entry.size_after)}); "
+            "answers use it from the next question."
+        )
+    sizes = f"{format_size(entry.size_before)} → {format_size(entry.size_after)}"
+    return (
+        f"✅ `{source}` を保存しました（{sizes}）。次の質問から使われます。/ Saved `{source}` "
+        f"({sizes}); answers use it from the next question."
+    )
+
+
+def fit(lines: list[str], header: str, budget: int = MESSAGE_BUDGET) -> str:
+    """Header and as many lines as fit in one message, then how many were left out."""
+    kept: list[str] = []
+    used = len(header)
+    for line in lines:
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    text = "\n".join([header, *kept])
+    left = len(lines) - len(kept)
+    return text + (f"\n…ほか {left} 件 / {left} more" if left else "")
+
+
+class TextModal(discord.ui.Modal):
+    """A file's text in a modal; submitting hands it to the cog to write."""
+
+    def __init__(
+        self,
+        *,
+        title: str,
+        source: str,
+        default: str,
+        submit: Callable[[discord.Interaction[Any], str], Awaitable[None]],
+    ) -> None:
+        # A random custom_id: each opened modal is its own form, answered only by its opener.
+        super().__init__(
+            title=clip(title, MODAL_TITLE_CHARS),
+            custom_id=f"kb:text:{secrets.token_hex(8)}",
+            timeout=MODAL_SECONDS,
+        )
+        self.text: discord.ui.TextInput[TextModal] = discord.ui.TextInput(
+            custom_id="text",
+            style=discord.TextStyle.paragraph,
+            default=default or None,
+            max_length=MODAL_TEXT_CHARS,
+            required=True,
+        )
+        self.add_item(
+            discord.ui.Label(
+                text="本文（Markdown）/ Text (markdown)",
+                description=clip(source, LABEL_DESCRIPTION_CHARS),
+                component=self.text,
+            )
+        )
+        self._submit = submit
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        """Write the submitted text; an unexpected failure is logged and told in a sentence."""
+        try:
+            await self._submit(interaction, self.text.value)
+        except Exception:
+            log.exception("Saving a /kb form failed")
+            await say(interaction, FAILED)
+
+
+class DeleteConfirmation(discord.ui.View):
+    """Delete / Cancel under the question; only the admin who asked may answer."""
+
+    def __init__(self, cog: KnowledgeCommands, content: FileContent, user_id: int) -> None:
+        super().__init__(timeout=CONFIRM_SECONDS)
+        self.cog = cog
+        self.content = content
+        self.user_id = user_id
+        self.asked: discord.Interaction[Any] | None = None
+        token = secrets.token_hex(6)
+        self.confirm.custom_id = f"kbdel:{token}:yes"
+        self.cancel.custom_id = f"kbdel:{token}:no"
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Only the admin who ran /kb delete."""
+        return interaction.user.id == self.user_id
+
+    @discord.ui.button(label="削除する / Delete", style=discord.ButtonStyle.danger)
+    async def confirm(
+        self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
+    ) -> None:
+        """Delete the file, unless it changed since the question was asked."""
+        self.stop()
+        editor = self.cog.editor_of(interaction)
+        if editor is None:
+            await interaction.response.edit_message(content=REFUSAL, view=None)
+            return
+        await interaction.response.defer()
+        source = self.content.source
+        try:
+            await self.cog.editor.delete(
+                self.content.path, editor, expected_hash=self.content.content_hash
+            )
+        except KnowledgeEditError as exc:
+            text = f"⚠️ {exc}"
+        except OSError as exc:
+            log.error("Deleting %s failed: %s", source, exc)
+            text = FAILED
+        else:
+            text = (
+                f"🗑️ `{source}` を削除しました。/kb history に記録されています。/ Deleted "
+                f"`{source}`; /kb history keeps the record."
+            )
+        await interaction.edit_original_response(
+            content=text, view=None, allowed_mentions=NO_MENTIONS
+        )
+
+    @discord.ui.button(label="やめる / Cancel", style=discord.ButtonStyle.secondary)
+    async def cancel(
+        self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
+    ) -> None:
+        """Keep the file."""
+        self.stop()
+        await interaction.response.edit_message(
+            content=f"削除をやめました。/ Cancelled: `{self.content.source}` was kept.", view=None
+        )
+
+    async def on_timeout(self) -> None:
+        """Say the question expired (the token of the question lives 15 minutes)."""
+        if self.asked is None:
+            return
+        with contextlib.suppress(discord.HTTPException):
+            await self.asked.edit_original_response(
+                content="⌛ 確認の期限が切れました。削除していません。/ The confirmation expired; "
+                "nothing was deleted.",
+                view=None,
+            )
+
+
+class KnowledgeCommands(commands.Cog):
+    """/kb list, show, edit, new, delete, history and reload, for knowledge-base admins."""
+
+    kb = app_commands.Group(
+        name="kb", description="ナレッジベースの管理 / Manage the knowledge base", guild_only=True
+    )
+
+    def __init__(
+        self, editor: KnowledgeEditor, preferences: UserPreferences, settings: Settings
+    ) -> None:
+        self.editor = editor
+        self.preferences = preferences
+        self.settings = settings
+
+    # -- who may ------------------------------------------------------------------------
+
+    def editor_of(self, interaction: discord.Interaction[Any]) -> Editor | None:
+        """The member as an Editor if they may edit the knowledge base, else None."""
+        member = interaction.user
+        if not isinstance(member, discord.Member):
+            return None
+        # Discord computes these for the interaction; Administrator implies Manage Server.
+        permissions = interaction.permissions
+        manage = permissions.administrator or permissions.manage_guild
+        if not may_edit_knowledge(manage, [role.id for role in member.roles], self.settings):
+            return None
+        return Editor(member.id, member.display_name)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Every /kb command: admins only; others get an ephemeral refusal."""
+        if self.editor_of(interaction) is None:
+            await say(interaction, REFUSAL)
+            return False
+        return True
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        """Refusals were already sent; editor errors are sentences; the rest is logged."""
+        if isinstance(error, app_commands.CheckFailure):
+            return
+        original = getattr(error, "original", error)
+        if isinstance(original, KnowledgeEditError):
+            await say(interaction, f"⚠️ {original}")
+            return
+        log.error("/kb command failed", exc_info=original)
+        await say(interaction, FAILED)
+
+    def _editor(self, interaction: discord.Interaction[Any]) -> Editor:
+        editor = self.editor_of(interaction)
+        assert editor is not None  # interaction_check let only editors in
+        return editor
+
+    # -- reading ------------------------------------------------------------------------
+
+    @kb.command(name="list", description="ファイル一覧 / List the files")
+    @app_commands.describe(
+        folder="このフォルダの中だけ（例: guides）/ Only files in this folder",
+        page="ページ番号 / Page number",
+    )
+    async def list_files(
+        self,
+        interaction: discord.Interaction[Any],
+        folder: str | None = None,
+        page: app_commands.Range[int, 1, 1000] = 1,
+    ) -> None:
+        """List the knowledge-base files with their sizes, a page at a time."""
+        files = await self.editor.list_files(folder or "")
+        where = f" `{clip(folder, 100)}`" if folder else ""
+        if not files:
+            await say(
+                interaction,
+                f"ファイルはありません{where}。/kb new で作れます。/ No files"
+                f"{where}; create one with /kb new.",
+            )
+            return
+        pages = math.ceil(len(files) / LIST_PAGE_SIZE)
+        page = min(page, pages)
+        shown = files[(page - 1) * LIST_PAGE_SIZE : page * LIST_PAGE_SIZE]
+        total = sum(f.size for f in files)
+        header = (
+            f"📚 **ナレッジベース / Knowledge base**{where}: {len(files)} ファイル / files, "
+            f"{format_size(total)} — {page}/{pages}"
+        )
+        lines = [clip(describe_file(f), 95) for f in shown]
+        if page < pages:
+            option = f" folder:{folder}" if folder else ""
+            lines.append(f"次のページ / Next page: `/kb list{option} page:{page + 1}`")
+        await say(interaction, fit(lines, header))
+
+    @kb.command(name="show", description="ファイルの中身 / Show a file")
+    @app_commands.describe(path="例: faq.md, guides/rules.md")
+    async def show(self, interaction: discord.Interaction[Any], path: str) -> None:
+        """Show a file's text; long files (or ones with code fences) come as an attachment."""
+        content = await self.editor.read(path)
+        header = f"📄 `{content.source}` ({format_size(content.size)})"
+        block = f"{header}\n```md\n{content.text.rstrip()}\n```"
+        if "```" not in content.text and len(block) <= MESSAGE_CHARS:
+            await say(interaction, block)
+            return
+        await say(
+            interaction,
+            f"{header}\nファイルで送ります。/ Attached as a file.",
+            file=as_file(content.text, content.path),
+        )
+
+    @kb.command(name="history", description="変更履歴 / Recent changes")
+    @app_commands.describe(
+        path="このファイルだけ / Only this file", count="件数 / How many changes"
+    )
+    async def history(
+        self,
+        interaction: discord.Interaction[Any],
+        path: str | None = None,
+        count: app_commands.Range[int, 1, HISTORY_MAX] = HISTORY_DEFAULT,
+    ) -> None:
+        """Who changed which file when (in my time zone), and how the size changed."""
+        entries = await self.editor.history(path or None, count)
+        if not entries:
+            await say(interaction, "まだ変更の記録はありません。/ No changes recorded yet.")
+            return
+        tz = await self.preferences.timezone(interaction.user.id)
+        lines = [describe_change(e, self.editor.source_of(e.path), tz) for e in entries]
+        await say(interaction, fit(lines, f"🕘 **変更履歴 / Changes** ({tz.key})"))
+
+    # -- writing ------------------------------------------------------------------------
+
+    @kb.command(name="edit", description="ファイルを編集 / Edit a file")
+    @app_commands.describe(
+        path="例: faq.md",
+        file="4,000文字を超えるファイルは .md を添付して置き換え / Replace with an uploaded .md",
+    )
+    async def edit(
+        self,
+        interaction: discord.Interaction[Any],
+        path: str,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        """Edit a file in a form, or replace it with an uploaded file."""
+        editor = self._editor(interaction)
+        if file is not None:
+            await self._write_upload(interaction, file, editor, self.editor.replace, path)
+            return
+        content = await self.editor.read(path)
+        length = discord_length(content.text)
+        if length > MODAL_TEXT_CHARS:
+            await say(
+                interaction,
+                f"`{content.source}` は {length:,} 文字あり、フォームに入る "
+                f"{MODAL_TEXT_CHARS:,} 文字を超えています。添付の今のファイルを編集して、"
+                f"`/kb edit path:{content.path} file:<ファイル>` でアップロードしてください。/ "
+                f"`{content.source}` has {length:,} characters, more than a form holds "
+                f"({MODAL_TEXT_CHARS:,}). Edit the attached copy and upload it with "
+                f"`/kb edit path:{content.path} file:<attachment>`.",
+                file=as_file(content.text, content.path),
+            )
+            return
+
+        async def write(text: str, who: Editor) -> ChangeEntry:
+            # The hash of what the form showed: an edit saved meanwhile is not overwritten.
+            return await self.editor.replace(
+                content.path, text, who, expected_hash=content.content_hash
+            )
+
+        await interaction.response.send_modal(
+            TextModal(
+                title=f"編集 / Edit: {content.path}",
+                source=content.source,
+                default=content.text,
+                submit=lambda submitted, text: self._write_text(
+                    submitted, text, write, content.path
+                ),
+            )
+        )
+
+    @kb.command(name="new", description="ファイルを作る / Create a file")
+    @app_commands.describe(path="例: guides/boost.md", file="本文の .md ファイル / The .md file")
+    async def new(
+        self,
+        interaction: discord.Interaction[Any],
+        path: str,
+        file: discord.Attachment | None = None,
+    ) -> None:
+        """Create a file from a form, or from an uploaded file."""
+        editor = self._editor(interaction)
+        if file is not None:
+            await self._write_upload(interaction, file, editor, self.editor.create, path)
+            return
+        relative = await self.editor.check_new(path)
+
+        async def write(text: str, who: Editor) -> ChangeEntry:
+            return await self.editor.create(relative, text, who)
+
+        title = PurePosixPath(relative).stem.replace("-", " ").replace("_", " ")
+        await interaction.response.send_modal(
+            TextModal(
+                title=f"新規 / New: {relative}",
+                source=self.editor.source_of(relative),
+                default=f"# {title}\n\n",
+                submit=lambda submitted, text: self._write_text(submitted, text, write, relative),
+            )
+        )
+
+    @kb.command(name="delete", description="ファイルを削除 / Delete a file")
+    @app_commands.describe(path="例: faq.md")
+    async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
+        """Delete a file after a confirmation."""
+        content = await self.editor.read(path)
+        view = DeleteConfirmation(self, content, interaction.user.id)
+        await say(
+            interaction,
+            f"⚠️ `{content.source}`（{format_size(content.size)}）を削除しますか？ 取り消せません。"
+            f"/ Delete `{content.source}` ({format_size(content.size)})? This cannot be undone.",
+            view=view,
+        )
+        view.asked = interaction
+
+    @kb.command(name="reload", description="ディスクから読み直す / Re-read the files from disk")
+    async def reload(self, interaction: discord.Interaction[Any]) -> None:
+        """Re-scan the folder now, for files changed outside Discord."""
+        # Tokenising many changed files can take longer than Discord's 3-second deadline.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        report = await self.editor.reload()
+        await say(interaction, describe_refresh(report))
+
+    # -- helpers ------------------------------------------------------------------------
+
+    async def _write_text(
+        self, interaction: discord.Interaction[Any], text: str, write: Write, path: str
+    ) -> None:
+        """Save a submitted form; a refused text is sent back so the admin's work is not lost."""
+        editor = self.editor_of(interaction)
+        if editor is None:
+            await say(interaction, REFUSAL)
+            return
+        # Writing re-indexes the file, which may outlast the 3-second deadline.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        try:
+            entry = await write(text, editor)
+        except KnowledgeEditError as exc:
+            await say(
+                interaction,
+                f"⚠️ {exc}\n書いた本文を添付します。/ Your text is attached.",
+                file=as_file(text, path),
+            )
+            return
+        await say(interaction, saved_message(entry, self.editor.source_of(entry.path)))
+
+    async def _write_upload(
+        self,
+        interaction: discord.Interaction[Any],
+        file: discord.Attachment,
+        editor: Editor,
+        write: Callable[[str, str, Editor], Awaitable[ChangeEntry]],
+        path: str,
+    ) -> None:
+        """Create or replace a file with an uploaded one (checked before it is downloaded)."""
+        self.editor.check_size(file.size)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        text = self.editor.text_of_upload(await file.read())
+        entry = await write(path, text, editor)
+        await say(interaction, saved_message(entry, self.editor.source_of(entry.path)))
+
+    @show.autocomplete("path")
+    @edit.autocomplete("path")
+    @delete.autocomplete("path")
+    @history.autocomplete("path")
+    async def path_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """Existing files whose path contains what was typed (admins only)."""
+        if self.editor_of(interaction) is None:
+            return []
+        needle = current.strip().lower()
+        files = await self.editor.list_files()
+        return [
+            app_commands.Choice(name=f.path, value=f.path)
+            for f in files
+            if needle in f.path.lower() and len(f.path) <= CHOICE_CHARS
+        ][:CHOICES]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
@@ -11,10 +12,17 @@ from zoneinfo import ZoneInfo
 import discord
 
 from bot.reminders.buttons import ButtonReply, ReminderButtons
+from bot.reminders.times import localize
 from bot.users import UserPreferences
 
-# Local time used by "tomorrow morning".
+log = logging.getLogger(__name__)
+
+# "Tomorrow morning" is this local time.
 MORNING = time(8, 0)
+# Clicked before this local time, "tomorrow morning" is the coming morning, not the one after.
+NIGHT_ENDS = time(4, 0)
+
+SNOOZES = {"s10": timedelta(minutes=10), "s60": timedelta(hours=1)}
 
 ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "s10": ("10分後 / 10 min", discord.ButtonStyle.secondary),
@@ -23,11 +31,17 @@ ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "done": ("完了 / Done", discord.ButtonStyle.success),
 }
 
+FAILED_CLICK = (
+    "うまくいきませんでした。少し待ってもう一度押してください。"
+    "(That did not work; please press the button again in a moment.)"
+)
 
-def tomorrow_morning(now: datetime, tz: ZoneInfo) -> datetime:
-    """08:00 tomorrow in the user's zone."""
+
+def next_morning(now: datetime, tz: ZoneInfo) -> datetime:
+    """08:00 of the coming morning in the user's zone (tomorrow, or today in the small hours)."""
     local = now.astimezone(tz)
-    return datetime.combine(local.date() + timedelta(days=1), MORNING, tzinfo=tz)
+    day = local.date() if local.time() < NIGHT_ENDS else local.date() + timedelta(days=1)
+    return localize(datetime.combine(day, MORNING), tz)
 
 
 class ReminderButton(
@@ -46,8 +60,11 @@ class ReminderButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str], /,
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> Self:
         """Rebuild from the custom_id (also after a restart)."""
         return cls(int(match["id"]), match["action"])
@@ -66,11 +83,17 @@ def reminder_view(reminder_id: int) -> discord.ui.View:
     return view
 
 
+def _english_time(instant: datetime, tz: ZoneInfo) -> str:
+    return f"{instant.astimezone(tz):%a %d %b %H:%M} ({tz.key})"
+
+
 class ReminderActions:
     """Handles clicks on reminder buttons through the reminder service."""
 
     def __init__(
-        self, buttons: ReminderButtons, preferences: UserPreferences,
+        self,
+        buttons: ReminderButtons,
+        preferences: UserPreferences,
         now: Callable[[], datetime],
     ) -> None:
         self.buttons = buttons
@@ -80,22 +103,50 @@ class ReminderActions:
     async def on_click(
         self, interaction: discord.Interaction[Any], reminder_id: int, action: str
     ) -> None:
-        """Apply the click; answer privately; on success remove the buttons."""
-        tz = await self.preferences.timezone(interaction.user.id)
-        reply: ButtonReply
-        if action == "done":
-            reply = await self.buttons.done(reminder_id, interaction.user.id, tz)
-        elif action == "morning":
-            reply = await self.buttons.snooze(
-                reminder_id, interaction.user.id, tomorrow_morning(self.now(), tz), tz
-            )
-        else:
-            minutes = 10 if action == "s10" else 60
-            reply = await self.buttons.snooze(
-                reminder_id, interaction.user.id, timedelta(minutes=minutes), tz
-            )
-        if not reply.ok:
+        """Apply the click; answer privately; on success mark the message and drop its buttons."""
+        try:
+            tz = await self.preferences.timezone(interaction.user.id)
+            reply = await self._apply(reminder_id, interaction.user.id, action, tz)
+        except Exception:
+            log.exception("Reminder button %s on #%s failed", action, reminder_id)
+            await interaction.response.send_message(FAILED_CLICK, ephemeral=True)
+            return
+        if not reply.ok or reply.reminder is None:
+            # Someone else's reminder, or one that was cancelled or changed: say so privately.
             await interaction.response.send_message(reply.message, ephemeral=True)
             return
-        await interaction.response.edit_message(view=None)
-        await interaction.followup.send(reply.message, ephemeral=True)
+        view = reply.reminder
+        if action == "done":
+            status = "✅ 完了 / Done"
+            english = "Marked as done."
+            if view.repeat is not None and view.state == "pending":
+                english += f" It repeats: next on {_english_time(view.due_at, tz)}."
+        else:
+            status = f"⏰ {view.when_text(self.now())} にもう一度 / snoozed"
+            english = f"I'll remind you again on {_english_time(view.due_at, tz)}."
+        # One edit: the buttons go (they did their job) and the card shows what happened.
+        changes: dict[str, Any] = {"view": None}
+        stamped = _stamped(interaction.message, status)
+        if stamped is not None:
+            changes["embed"] = stamped
+        await interaction.response.edit_message(**changes)
+        await interaction.followup.send(f"{reply.message}\n{english}", ephemeral=True)
+
+    async def _apply(
+        self, reminder_id: int, user_id: int, action: str, tz: ZoneInfo
+    ) -> ButtonReply:
+        if action == "done":
+            return await self.buttons.done(reminder_id, user_id, tz)
+        if action == "morning":
+            return await self.buttons.snooze(reminder_id, user_id, next_morning(self.now(), tz), tz)
+        return await self.buttons.snooze(reminder_id, user_id, SNOOZES[action], tz)
+
+
+def _stamped(message: discord.Message | None, status: str) -> discord.Embed | None:
+    """The reminder's embed with the outcome in its footer, or None when it has none."""
+    if message is None or not message.embeds:
+        return None
+    embed = message.embeds[0].copy()
+    footer = embed.footer.text or ""
+    embed.set_footer(text=f"{footer} ・ {status}" if footer else status)
+    return embed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 import aiohttp
 import discord
@@ -13,22 +14,73 @@ from bot.reminders.sending import DeliveryRejected, DeliveryRetryable, ReminderD
 log = logging.getLogger(__name__)
 
 REMINDER_COLOUR = discord.Colour.from_rgb(255, 170, 60)
+# The text next to the mention is what a phone notification shows; the embed has it all.
+PREVIEW_CHARS = 120
+# The failure DM quotes the reminder; keep it well inside Discord's 2,000 characters.
+DM_QUOTE_CHARS = 300
+# When the client is not connected (starting, reconnecting, closing), look again this soon.
+NOT_READY_RETRY_SECONDS = 5.0
+
+
+def english_duration(delta: timedelta) -> str:
+    """A rounded duration for the English half of a message: `45 s`, `1 h 5 min`, `2 d 3 h`."""
+    seconds = max(0, int(delta.total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours} h" if hours else f"{days} d"
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def reminder_content(delivery: ReminderDelivery) -> str:
+    """The message text: the mention (the only ping) and a one-line preview."""
+    return f"<@{delivery.user_id}> ⏰ {_clip(delivery.content, PREVIEW_CHARS)}"
 
 
 def reminder_embed(delivery: ReminderDelivery) -> discord.Embed:
-    """The delivered reminder: its content, when it was due, repeat and lateness notes."""
-    embed = discord.Embed(title="⏰ リマインド / Reminder", description=delivery.content,
-                          colour=REMINDER_COLOUR)
-    notes = [f"{delivery.due_text} の予定"]
-    if delivery.late_text:
-        notes.append(f"({delivery.late_text} / late by {delivery.late_text.removesuffix('遅れ')})")
+    """The delivered reminder: its content, when it was due, lateness, repeat and origin."""
+    embed = discord.Embed(
+        title="⏰ リマインド / Reminder",
+        description=delivery.content,
+        colour=REMINDER_COLOUR,
+        # Discord shows this in each reader's own time zone.
+        timestamp=delivery.due_at,
+    )
+    when = [f"{delivery.due_text} の予定"]
+    if delivery.late_by is not None and delivery.late_text:
+        when.append(
+            f"（{delivery.late_text}でのお届けです / late by {english_duration(delivery.late_by)}）"
+        )
+    embed.add_field(name="予定 / When", value="\n".join(when), inline=False)
     if delivery.repeat_text:
-        notes.append(f"🔁 {delivery.repeat_text}")
-    embed.add_field(name="予定 / When", value="\n".join(notes), inline=False)
+        embed.add_field(name="繰り返し / Repeats", value=f"🔁 {delivery.repeat_text}", inline=False)
     if delivery.origin_url:
-        embed.add_field(name="元のメッセージ / Request",
-                        value=f"[ジャンプ / Jump]({delivery.origin_url})", inline=False)
+        embed.add_field(
+            name="元のメッセージ / Original request",
+            value=f"[ジャンプ / Jump]({delivery.origin_url})",
+            inline=False,
+        )
+    embed.set_footer(text=f"#{delivery.reminder_id}")
     return embed
+
+
+def _retry_after(exc: discord.HTTPException) -> float | None:
+    """Discord's Retry-After header of a 429, in seconds, when it sent one."""
+    headers = getattr(exc.response, "headers", None) or {}
+    try:
+        return float(headers["Retry-After"])
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 class DiscordReminderSender:
@@ -40,35 +92,54 @@ class DiscordReminderSender:
     async def send(self, delivery: ReminderDelivery) -> int:
         """Post one occurrence with its deterministic nonce; map failures for the engine."""
         if not self.client.is_ready():
-            raise DeliveryRetryable(5.0, "the Discord client is not ready yet")
+            raise DeliveryRetryable(NOT_READY_RETRY_SECONDS, "the Discord client is not ready")
         channel = self.client.get_partial_messageable(delivery.channel_id)
         try:
             message = await channel.send(
-                content=f"<@{delivery.user_id}>",
+                content=reminder_content(delivery),
                 embed=reminder_embed(delivery),
                 view=reminder_view(delivery.reminder_id),
+                # Discord drops a second message with this nonce: a resend after a crash
+                # between posting and recording cannot post twice.
                 nonce=delivery.nonce,
                 allowed_mentions=discord.AllowedMentions(
-                    everyone=False, roles=False, users=[discord.Object(delivery.user_id)]
+                    everyone=False,
+                    roles=False,
+                    replied_user=False,
+                    users=[discord.Object(delivery.user_id)],
                 ),
             )
         except (discord.Forbidden, discord.NotFound) as exc:
-            raise DeliveryRejected(f"{exc.status} {exc.text or 'refused'}") from exc
+            raise DeliveryRejected(_describe(exc)) from exc
+        except discord.RateLimited as exc:
+            # Raised instead of waiting when the client has a max_ratelimit_timeout.
+            raise DeliveryRetryable(exc.retry_after, "Discord rate limit") from exc
         except discord.HTTPException as exc:
-            if exc.status == 429 or exc.status >= 500:
-                raise DeliveryRetryable(None, f"Discord answered {exc.status}") from exc
-            raise DeliveryRejected(f"{exc.status} {exc.text}") from exc
+            if exc.status == 429:
+                raise DeliveryRetryable(_retry_after(exc), _describe(exc)) from exc
+            if exc.status >= 500:
+                raise DeliveryRetryable(None, _describe(exc)) from exc
+            raise DeliveryRejected(_describe(exc)) from exc
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise DeliveryRetryable(None, f"network error: {exc!r}") from exc
+        except Exception as exc:
+            if self.client.is_closed():
+                # The bot is shutting down under this send; not the channel's fault.
+                raise DeliveryRetryable(NOT_READY_RETRY_SECONDS, "the bot was closing") from exc
+            raise
         return message.id
 
     async def notify_owner(self, delivery: ReminderDelivery, reason: str) -> None:
-        """Tell the requester by DM that a reminder could not be delivered."""
+        """Tell the requester by DM that a reminder could not be delivered, and what to do."""
+        quoted = _clip(delivery.content, DM_QUOTE_CHARS)
         text = (
-            f"リマインド「{delivery.content}」を <#{delivery.channel_id}> に投稿できませんでした"
-            f"（{reason}）。チャンネルの権限を確認するか、別のチャンネルで登録し直してください。\n"
-            f"I could not post your reminder \"{delivery.content}\" in <#{delivery.channel_id}> "
-            f"({reason}). Check the channel's permissions or set it again elsewhere."
+            f"⚠️ リマインド「{quoted}」（#{delivery.reminder_id}、{delivery.due_text}）を "
+            f"<#{delivery.channel_id}> に投稿できませんでした（{reason}）。"
+            "チャンネルでの私の権限（メッセージの送信・埋め込みリンク）を確認するか、"
+            "別のチャンネルでもう一度頼んでください。\n"
+            f'I could not post your reminder "{quoted}" (#{delivery.reminder_id}) in '
+            f"<#{delivery.channel_id}> ({reason}). Check that I may send messages and embed "
+            "links there, or ask me again in another channel."
         )
         try:
             user = self.client.get_user(delivery.user_id) or await self.client.fetch_user(
@@ -76,5 +147,18 @@ class DiscordReminderSender:
             )
             await user.send(text, allowed_mentions=discord.AllowedMentions.none())
         except discord.HTTPException as exc:
-            log.warning("Could not DM user %s about failed reminder %s: %s", delivery.user_id,
-                        delivery.reminder_id, exc.status)
+            # Members can close their DMs; the failure stays visible in the row and the log.
+            log.warning(
+                "Could not DM user %s about failed reminder %s: %s %s",
+                delivery.user_id,
+                delivery.reminder_id,
+                exc.status,
+                exc.text,
+            )
+
+
+def _describe(exc: discord.HTTPException) -> str:
+    """`403 Missing Access (50001)`: short, for the row's last_error and the owner's DM."""
+    text = exc.text or getattr(exc.response, "reason", None) or "error"
+    code = f" ({exc.code})" if exc.code else ""
+    return f"{exc.status} {text}{code}"

@@ -60,9 +60,11 @@ class DeliveryEngine:
         self._courier = ReminderCourier(
             self._ledger, clock, sender, notify_owner_failure, self.notify_changed
         )
-        self._lanes: ChannelLanes[Claim] = ChannelLanes(
+        # Lanes carry reminder ids; the newest claim of each waits here until its turn.
+        self._lanes: ChannelLanes[int] = ChannelLanes(
             self._deliver, max_concurrent=max_concurrent_sends, on_idle=self._lane_idle
         )
+        self._claims: dict[int, Claim] = {}
         self._clock = clock
         self._scheduler = scheduler
         self._batch_size = batch_size
@@ -113,6 +115,7 @@ class DeliveryEngine:
                 self._scheduler.remove_job(job_id, jobstore=self._jobstore)
         self._armed_at = None
         await self._lanes.stop(grace_seconds)
+        self._claims.clear()
 
     def notify_changed(self, due_at: datetime) -> None:
         """A reminder was created or moved to due_at: wake earlier if that is sooner."""
@@ -151,8 +154,16 @@ class DeliveryEngine:
                 limit = min(self._batch_size, room)
                 claims = await self._ledger.claim_due(self._clock.now(), limit)
                 for claim in claims:
-                    if claim.row.id not in self._lanes:
-                        done.append(self._lanes.submit(claim.row.channel_id, claim.row.id, claim))
+                    reminder_id = claim.row.id
+                    # Already queued or sending: our lease ran out meanwhile and we claimed it
+                    # again. The lane goes on with this newer claim, or the row would be held
+                    # by a claim nobody works on.
+                    queued = reminder_id in self._lanes
+                    self._claims[reminder_id] = claim
+                    if not queued:
+                        done.append(
+                            self._lanes.submit(claim.row.channel_id, reminder_id, reminder_id)
+                        )
                 if len(claims) < limit:
                     break
         if wait and done:
@@ -170,13 +181,16 @@ class DeliveryEngine:
         finally:
             await self.rearm()
 
-    async def _deliver(self, claim: Claim) -> None:
-        try:
-            await self._courier.deliver(claim)
-        except Exception:
-            # The row may still hold our lease; look again once it runs out.
-            self.notify_changed(self._clock.now() + self._ledger.lease)
-            raise
+    async def _deliver(self, reminder_id: int) -> None:
+        # A claim made while this one was sending is delivered next (the nonce makes a resend
+        # of what was just posted harmless).
+        while (claim := self._claims.pop(reminder_id, None)) is not None:
+            try:
+                await self._courier.deliver(claim)
+            except Exception:
+                # The row may still hold our lease; look again once it runs out.
+                self.notify_changed(self._clock.now() + self._ledger.lease)
+                raise
 
     def _lane_idle(self) -> None:
         if self._backlogged and self._running and len(self._lanes) <= self._max_in_flight // 2:

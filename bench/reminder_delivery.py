@@ -1,0 +1,336 @@
+"""Reminder delivery benchmark: how late reminders due in the same second are posted, and what
+the due query costs with 100,000 pending reminders.
+
+Everything is real except Discord: the DeliveryEngine (woken by APScheduler on the system clock)
+posts through DiscordReminderSender and discord.py to the fake Discord, which enforces Discord's
+limits (5 messages per 5 s per channel, 50 requests per s per bot). The database is a file
+SQLite migrated like production, holding 100,000 pending reminders due next month.
+
+Run `python bench/reminder_delivery.py` (about a minute) or choose the main burst with
+`--reminders N --channels M`. Target: posted within 1 s of the due time (p99) whenever the burst
+fits Discord's limits, also with 100,000 pending; beyond them, close to the limits' minimum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import math
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import discord
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from sqlalchemy import insert, update
+
+from bot.clock import SystemClock
+from bot.discord_ui.reminders import DiscordReminderSender
+from bot.reminders.delivery import DeliveryEngine
+from bot.reminders.ledger import DeliveryLedger
+from bot.storage import Database, create_database
+from bot.storage.migrate import upgrade
+from bot.storage.reminders import Reminder, ReminderState
+from tests.fakes.discord_server import (
+    GUILD_ID,
+    HANA_ID,
+    FakeChannel,
+    FakeDiscord,
+    World,
+    point_discord_py_at,
+)
+
+PENDING_ROWS = 100_000
+TARGET_P99_S = 1.0
+CHANNEL_LIMIT = (5, 5.0)  # messages per seconds, per channel
+GLOBAL_LIMIT = (50, 1.0)  # requests per seconds, per bot
+FIRST_BENCH_CHANNEL = 1_300_000_000_000_100_000
+# How far ahead of "now" each burst falls due: time to insert its rows and arm the wake-up.
+LEAD = 2.0
+QUERY_REPEATS = 30
+
+
+@dataclass
+class Burst:
+    """One scenario: how many reminders fall due in the same second in which channels."""
+
+    name: str
+    channels: list[int]  # one entry per reminder
+
+    @property
+    def size(self) -> int:
+        return len(self.channels)
+
+    def minimum_seconds(self) -> tuple[float, float]:
+        """What the limits alone impose from the first post to the last: (per channel, global),
+        counting fixed windows that open at the first post, as the fake's (and Discord's) do."""
+        per, window = CHANNEL_LIMIT
+        busiest = max(Counter(self.channels).values())
+        global_per, global_window = GLOBAL_LIMIT
+        return (
+            (math.ceil(busiest / per) - 1) * window,
+            (math.ceil(self.size / global_per) - 1) * global_window,
+        )
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def _row(channel_id: int, due: datetime, content: str, now: datetime) -> dict[str, Any]:
+    return {
+        "guild_id": GUILD_ID,
+        "channel_id": channel_id,
+        "user_id": HANA_ID,
+        "user_display_name": "Hana",
+        "content": content,
+        "due_at": due,
+        "timezone": "Asia/Tokyo",
+        "repeat": None,
+        "occurrence": 1,
+        "state": ReminderState.PENDING,
+        "attempts": 0,
+        "retries": 0,
+        "next_attempt_at": due,
+        "created_at": now,
+    }
+
+
+async def _insert(database: Database, rows: list[dict[str, Any]]) -> list[int]:
+    ids: list[int] = []
+    async with database.sessions() as session, session.begin():
+        for start in range(0, len(rows), 5000):
+            result = await session.execute(
+                insert(Reminder).returning(Reminder.id), rows[start : start + 5000]
+            )
+            ids.extend(result.scalars())
+    return ids
+
+
+async def _timed(call: Callable[[], Awaitable[Any]], repeats: int) -> tuple[float, float]:
+    """Median and max wall time of repeated calls."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        await call()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), max(times)
+
+
+async def measure_queries(database: Database, engine: DeliveryEngine) -> None:
+    """The due query, the wake-up re-arm and a claim, with 100,000 pending rows."""
+    probe = DeliveryLedger(database.sessions, worker_id="bench-probe", lease=timedelta(minutes=1))
+    now = datetime.now(UTC)
+    earliest = await _timed(probe.earliest_wake, QUERY_REPEATS)
+    rearm = await _timed(engine.rearm, QUERY_REPEATS)
+    empty_claim = await _timed(lambda: probe.claim_due(datetime.now(UTC), 200), QUERY_REPEATS)
+    due_ids = await _insert(
+        database, [_row(FIRST_BENCH_CHANNEL, now - timedelta(seconds=1), "probe", now)] * 200
+    )
+    claims: list[float] = []
+    for _ in range(5):
+        started = time.perf_counter()
+        claimed = await probe.claim_due(datetime.now(UTC), 200)
+        claims.append(time.perf_counter() - started)
+        assert len(claimed) == 200, len(claimed)
+        async with database.sessions() as session, session.begin():
+            await session.execute(
+                update(Reminder)
+                .where(Reminder.id.in_(due_ids))
+                .values(lease_until=None, claimed_by=None)
+            )
+    async with database.sessions() as session, session.begin():
+        await session.execute(
+            update(Reminder).where(Reminder.id.in_(due_ids)).values(state=ReminderState.CANCELLED)
+        )
+    print(f"due query with {PENDING_ROWS:,} pending (median / max of {QUERY_REPEATS}):")
+    print(f"  earliest due time (earliest_wake):    {_ms(earliest[0])} / {_ms(earliest[1])}")
+    print(f"  re-arm the wake-up job (rearm):       {_ms(rearm[0])} / {_ms(rearm[1])}")
+    print(f"  claim when nothing is due:            {_ms(empty_claim[0])} / {_ms(empty_claim[1])}")
+    print(
+        f"  claim a batch of 200 due (of 5):      {_ms(statistics.median(claims))} / "
+        f"{_ms(max(claims))}"
+    )
+
+
+async def run_burst(
+    burst: Burst, database: Database, engine: DeliveryEngine, fake: FakeDiscord
+) -> list[float]:
+    """Insert the burst due within one second LEAD s from now; wait until all are posted."""
+    now = datetime.now(UTC)
+    second = now.replace(microsecond=0) + timedelta(seconds=math.ceil(LEAD) + 1)
+    step = timedelta(microseconds=999_000 // max(1, burst.size))
+    dues = [second + step * n for n in range(burst.size)]
+    rows = [
+        _row(channel, due, f"{burst.name} {n}", now)
+        for n, (channel, due) in enumerate(zip(burst.channels, dues, strict=True))
+    ]
+    hits_before = sum(fake.rate_limit_hits.values())
+    ids = await _insert(database, rows)
+    # What ReminderService does after a create: tell the engine the earliest new due time.
+    engine.notify_changed(dues[0])
+    due_by_nonce = {f"r{reminder_id}o1": due for reminder_id, due in zip(ids, dues, strict=True)}
+    posted: dict[str, datetime] = {}
+
+    def collect() -> bool:
+        for channel in set(burst.channels):
+            for message in fake.messages(channel):
+                nonce = message.get("nonce")
+                if nonce in due_by_nonce and nonce not in posted:
+                    posted[nonce] = datetime.fromisoformat(message["timestamp"])
+        return len(posted) == len(due_by_nonce)
+
+    limit = 30 + sum(burst.minimum_seconds())
+    await fake.wait_until(collect, timeout=limit)
+    lateness = [(posted[n] - due_by_nonce[n]).total_seconds() for n in due_by_nonce]
+    total = (max(posted.values()) - dues[0]).total_seconds()
+    per_channel, global_ = burst.minimum_seconds()
+    spread = (dues[-1] - dues[0]).total_seconds()
+    hits = sum(fake.rate_limit_hits.values()) - hits_before
+    p99 = _percentile(lateness, 0.99)
+    print(
+        f"{burst.name}: {burst.size} reminders due in the same second across "
+        f"{len(set(burst.channels))} channels"
+    )
+    print(
+        f"  lateness p50 {statistics.median(lateness):6.3f} s   p99 {p99:6.3f} s   "
+        f"max {max(lateness):6.3f} s"
+    )
+    print(
+        f"  total {total:6.2f} s from the first due time to the last post; minimum "
+        f"{max(spread, per_channel, global_):5.2f} s (due times spread {spread:.2f} s, "
+        f"per-channel limit {per_channel:g} s, global limit {global_:g} s); "
+        f"429s served: {hits}"
+    )
+    return lateness
+
+
+def bench_world(channels: int) -> World:
+    """The default guild plus enough text channels for every scenario."""
+    world = World.default()
+    world.channels.extend(
+        FakeChannel(FIRST_BENCH_CHANNEL + n, f"bench-{n}", position=10 + n) for n in range(channels)
+    )
+    return world
+
+
+async def connect(fake: FakeDiscord) -> tuple[discord.Client, asyncio.Task[None]]:
+    """A discord.py client logged in to the fake, as the bot's would be."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    client = discord.Client(intents=intents, guild_ready_timeout=0.05)
+    await client.login(fake.token or "fake-bot-token")
+    runner = asyncio.create_task(client.connect())
+    await asyncio.wait_for(client.wait_until_ready(), 10)
+    return client, runner
+
+
+async def run(reminders: int, channels: int) -> None:
+    logging.basicConfig(level=logging.ERROR)
+    fairness_busy, fairness_others = 20, 30
+    needed = channels + 10 + 1 + fairness_others
+    bursts: list[Burst] = []
+    next_channel = FIRST_BENCH_CHANNEL + 1  # the first one holds the probe rows
+
+    def take(count: int) -> list[int]:
+        nonlocal next_channel
+        block = list(range(next_channel, next_channel + count))
+        next_channel += count
+        return block
+
+    fits = take(10)
+    bursts.append(Burst("fits the limits", [fits[n % 10] for n in range(50)]))
+    main = take(channels)
+    bursts.append(Burst("main burst", [main[n % channels] for n in range(reminders)]))
+    busy, *others = take(1 + fairness_others)
+    bursts.append(Burst("one busy channel", [busy] * fairness_busy + others))
+
+    with tempfile.TemporaryDirectory(prefix="reminder-bench-") as temp:
+        database = create_database(f"sqlite+aiosqlite:///{temp}/bench.db")
+        await upgrade(database)
+        now = datetime.now(UTC)
+        started = time.perf_counter()
+        far = [
+            _row(FIRST_BENCH_CHANNEL, now + timedelta(days=30, seconds=n), f"later {n}", now)
+            for n in range(PENDING_ROWS)
+        ]
+        await _insert(database, far)
+        print(
+            f"seeded {PENDING_ROWS:,} pending reminders in {time.perf_counter() - started:.1f} s"
+            f" (SQLite file, migrated schema)"
+        )
+
+        print(
+            f"fake Discord limits: {CHANNEL_LIMIT[0]} messages per {CHANNEL_LIMIT[1]:g} s "
+            f"per channel, {GLOBAL_LIMIT[0]} requests per {GLOBAL_LIMIT[1]:g} s per bot"
+        )
+        async with FakeDiscord(bench_world(needed + 1)) as fake:
+            restore = point_discord_py_at(fake)
+            fake.rate_limit_channel_messages(*CHANNEL_LIMIT)
+            fake.rate_limit_global(*GLOBAL_LIMIT)
+            client, runner = await connect(fake)
+            scheduler = AsyncIOScheduler(timezone=UTC)
+            scheduler.start()
+            sender = DiscordReminderSender(client)
+            engine = DeliveryEngine(
+                database.sessions, SystemClock(), scheduler, sender, sender.notify_owner
+            )
+            try:
+                await engine.start()
+                await measure_queries(database, engine)
+                results = {}
+                for burst in bursts:
+                    results[burst.name] = await run_burst(burst, database, engine, fake)
+                    await asyncio.sleep(GLOBAL_LIMIT[1])  # let the global window pass
+                fits_p99 = _percentile(results["fits the limits"], 0.99)
+                others_late = results["one busy channel"][fairness_busy:]
+                others_p99 = _percentile(others_late, 0.99)
+                verdict = "ok" if max(fits_p99, others_p99) <= TARGET_P99_S else "OVER TARGET"
+                print(
+                    f"target p99 <= {TARGET_P99_S:g} s within the limits with {PENDING_ROWS:,} "
+                    f"pending: fits-the-limits p99 {fits_p99:.3f} s, other channels beside the "
+                    f"busy one p99 {others_p99:.3f} s: {verdict}"
+                )
+            finally:
+                await engine.stop()
+                scheduler.shutdown(wait=False)
+                await client.close()
+                await runner
+                restore()
+        await database.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--reminders", type=int, default=200, help="reminders in the main burst (default 200)"
+    )
+    parser.add_argument(
+        "--channels",
+        type=int,
+        default=50,
+        help="channels the main burst is spread over (default 50)",
+    )
+    args = parser.parse_args()
+    if args.reminders < 1 or args.channels < 1:
+        parser.error("--reminders and --channels must be at least 1")
+    asyncio.run(run(args.reminders, args.channels))
+
+
+if __name__ == "__main__":
+    main()

@@ -27,7 +27,8 @@ def parse_timezone(name: str) -> ZoneInfo:
 
 def timezone_names(prefix: str = "", limit: int = 25) -> list[str]:
     """IANA names matching prefix case-insensitively (for autocomplete)."""
-    needle = prefix.strip().lower()
+    # People type "new york" for America/New_York.
+    needle = prefix.strip().lower().replace(" ", "_")
     names = sorted(n for n in available_timezones() if "/" in n and needle in n.lower())
     return names[:limit]
 

@@ -8,7 +8,7 @@ from bot.agent import events as ev
 from bot.agent.llm import LLMClient
 from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect
-from tests.fakes.llm_server import ChatRequest, Reply, server_error, text
+from tests.fakes.llm_server import ChatRequest, Reply, hang, server_error, text
 
 
 async def _calls(rig: Rig) -> list[LLMCall]:
@@ -55,3 +55,15 @@ async def test_fallback_model_answers_when_the_main_model_fails(rig: Rig) -> Non
     assert isinstance(events[-1], ev.Done)
     assert "".join(e.text for e in events if isinstance(e, ev.TextDelta)) == "予備のモデルです"
     assert [r.model for r in rig.llm.requests] == ["test-model", "backup-model"]
+
+
+async def test_a_model_that_never_answers_times_out_with_a_sentence(rig: Rig) -> None:
+    rig.llm.queue(hang())
+    settings = rig.settings.model_copy(update={"llm_timeout_seconds": 0.5})
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+
+    events = await collect(rig.agent.run(rig.request(), "やあ"))
+
+    failed = events[-1]
+    assert isinstance(failed, ev.Failed) and failed.kind == "timeout"
+    assert "took too long" in failed.message

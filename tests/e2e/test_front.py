@@ -16,6 +16,9 @@ from tests.fakes.discord_server import (
     RANDOM_CHANNEL_ID,
     TARO_ID,
     FakeDiscord,
+    FakeMember,
+    FakeUser,
+    World,
 )
 from tests.fakes.llm_server import ScriptedLLM, delay, server_error, text
 
@@ -153,3 +156,24 @@ async def test_direct_messages_are_answered_without_a_mention(
         await otomo.idle()
 
         assert (fake.message(int(reply["id"])) or {})["content"] == "DMでもどうぞ"
+
+
+async def test_other_bots_mentioning_otomo_are_ignored(
+    tmp_path: Path, llm: ScriptedLLM
+) -> None:
+    world = World.default()
+    other_bot = FakeUser(1_200_000_000_000_000_099, "helperbot", bot=True)
+    world.users.append(other_bot)
+    world.members.append(FakeMember(other_bot.id))
+    llm.queue(text("人間にだけ答えます"))
+    async with FakeDiscord(world) as fake, running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        robot = await fake.send_user_message(
+            GENERAL_CHANNEL_ID, other_bot.id, f"<@{otomo.fake_bot_id}> hello", mention_bot=True
+        )
+        _, replies = await otomo.ask("こんにちは")
+
+        assert llm.request_count == 1
+        assert "hello" not in str(llm.last_request.messages)
+        assert not any((m.get("message_reference") or {}).get("message_id") == robot["id"]
+                       for m in otomo.bot_messages_after(robot))
+        assert replies[0]["content"] == "人間にだけ答えます"

@@ -19,6 +19,8 @@ from typing import Any
 from aiohttp import web
 from multidict import CIMultiDict
 
+from tests.fakes.local_server import LocalServer
+
 # Fixed so two runs of a test see byte-identical responses.
 CREATED = 1_700_000_000
 # Text is streamed in small pieces (so a consumer must really reassemble it) but in at most this
@@ -243,8 +245,11 @@ class ChatRequest:
 Rule = Callable[[ChatRequest], Reply | None]
 
 
-class ScriptedLLM:
+class ScriptedLLM(LocalServer):
     """An OpenAI-compatible server whose answers each test scripts."""
+
+    # Hanging handlers leave on their own when _closing is set; the timeout is a backstop.
+    shutdown_timeout = 2.0
 
     def __init__(
         self,
@@ -254,6 +259,7 @@ class ScriptedLLM:
         strict: bool = True,
     ) -> None:
         """Configure; ``api_key`` set means other keys get 401; ``strict`` fails unscripted runs."""
+        super().__init__()
         self.models = list(models)
         self.api_key = api_key
         self.strict = strict
@@ -262,35 +268,16 @@ class ScriptedLLM:
         self.failures: list[str] = []  # unscripted requests and rule errors, for strict mode
         self._queue: deque[Reply] = deque()
         self._arrived = asyncio.Condition()
-        self._closing = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self._port = 0
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Start listening on a free port of 127.0.0.1."""
+    def _app(self) -> web.Application:
+        """Chat completions and models, with or without the ``/v1`` prefix."""
         app = web.Application()
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
-        # Hanging handlers leave on their own when _closing is set; the timeout is a backstop.
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=2.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-
-    async def close(self) -> None:
-        """Stop the server, dropping any connection that is still hanging."""
-        self._closing.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> ScriptedLLM:
-        await self.start()
-        return self
+        return app
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
         await self.close()
@@ -298,11 +285,6 @@ class ScriptedLLM:
         # unless it is already failing for another reason.
         if self.strict and exc_type is None and self.failures:
             raise AssertionError("ScriptedLLM: " + "; ".join(self.failures))
-
-    @property
-    def url(self) -> str:
-        """Return the server root, e.g. ``http://127.0.0.1:PORT``."""
-        return f"http://127.0.0.1:{self._port}"
 
     @property
     def api_base(self) -> str:

@@ -8,7 +8,6 @@ makes every request fail, ``fake.hang = True`` makes every request wait until th
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -16,6 +15,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.local_server import LocalServer
 
 
 @dataclass(frozen=True)
@@ -102,10 +103,11 @@ DEFAULT_PLACES: tuple[GeoEntry, ...] = (
 )
 
 
-class FakeOpenMeteo:
+class FakeOpenMeteo(LocalServer):
     """Serves geocoding and forecasts from scripted data, counting every request."""
 
     def __init__(self, today: date, places: tuple[GeoEntry, ...] = DEFAULT_PLACES) -> None:
+        super().__init__()
         self.today = today
         self.places = list(places)
         self.days: dict[date, DayWeather] = {}
@@ -113,9 +115,6 @@ class FakeOpenMeteo:
         self.fail_status: int | None = None
         self.hang = False
         self.requests: list[tuple[str, dict[str, str]]] = []
-        self._closing = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self._port = 0
 
     # -- scripting and inspection ------------------------------------------------------------
 
@@ -130,34 +129,16 @@ class FakeOpenMeteo:
     @property
     def api_base(self) -> str:
         """The base URL to give both WEATHER_API_BASE and GEOCODING_API_BASE."""
-        return f"http://127.0.0.1:{self._port}/v1"
+        return f"{self.url}/v1"
 
     # -- server ------------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Listen on a free port of 127.0.0.1."""
+    def _app(self) -> web.Application:
+        """Geocoding and forecast under ``/v1``, as on Open-Meteo."""
         app = web.Application()
         app.router.add_get("/v1/search", self._search)
         app.router.add_get("/v1/forecast", self._forecast)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-
-    async def close(self) -> None:
-        """Stop the server; hanging requests are released first."""
-        self._closing.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeOpenMeteo:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
+        return app
 
     async def _misbehave(self, request: web.Request) -> web.Response | None:
         self.requests.append((request.path, dict(request.query)))

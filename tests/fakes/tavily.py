@@ -8,12 +8,13 @@ fail the way Tavily does, ``fake.hang = True`` makes every request wait until th
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.fakes.local_server import LocalServer
 
 API_KEY = "tvly-test-key"
 
@@ -57,7 +58,7 @@ _ERRORS = {
 
 
 @dataclass
-class FakeTavily:
+class FakeTavily(LocalServer):
     """Serves `POST /search`; records every request body and checks the bearer key."""
 
     api_key: str = API_KEY
@@ -65,42 +66,19 @@ class FakeTavily:
     hang: bool = False
     requests: list[dict[str, Any]] = field(default_factory=list)
     _scripts: dict[str, ScriptedSearch] = field(default_factory=dict)
-    _runner: web.AppRunner | None = None
-    _port: int = 0
-    _closing: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        super().__init__()
 
     def answer_for(self, query: str, results: list[FakeResult], answer: str | None = None) -> None:
         """Script the response to a query (matched exactly)."""
         self._scripts[query] = ScriptedSearch(results, answer)
 
-    async def start(self) -> None:
-        """Listen on a free port of 127.0.0.1."""
+    def _app(self) -> web.Application:
+        """Tavily's one endpoint, ``POST /search``; ``url`` is the TAVILY_API_BASE to configure."""
         app = web.Application()
         app.router.add_post("/search", self._search)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
-
-    async def close(self) -> None:
-        """Stop the server, releasing any hanging request."""
-        self._closing.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> FakeTavily:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.close()
-
-    @property
-    def url(self) -> str:
-        """The base URL to configure as TAVILY_API_BASE."""
-        return f"http://127.0.0.1:{self._port}"
+        return app
 
     async def _search(self, request: web.Request) -> web.Response:
         body = json.loads(await request.text())

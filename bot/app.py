@@ -79,18 +79,37 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     llm = LLMClient(settings, database.sessions, clock)
     features = build_features(settings, clock, database, llm, registry, parts)
     approvals = ApprovalService(
-        database.sessions, clock, settings.approval_timeout_seconds,
+        database.sessions,
+        clock,
+        settings.approval_timeout_seconds,
         frozenset(settings.auto_approve_tools),
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
     agent = Agent(
-        settings=settings, clock=clock, sessions=database.sessions, llm=llm, registry=registry,
-        approvals=approvals, store=store, handlers=build_handlers(parts),
+        settings=settings,
+        clock=clock,
+        sessions=database.sessions,
+        llm=llm,
+        registry=registry,
+        approvals=approvals,
+        store=store,
+        handlers=build_handlers(parts),
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
-    return Core(settings, clock, database, preferences, registry, llm, approvals, store, agent,
-                scheduler, features)
+    return Core(
+        settings,
+        clock,
+        database,
+        preferences,
+        registry,
+        llm,
+        approvals,
+        store,
+        agent,
+        scheduler,
+        features,
+    )
 
 
 @dataclass
@@ -116,9 +135,7 @@ class App:
         await self.core.close()
 
 
-async def build_app(
-    settings: Settings, clock: Clock | None = None, **client_options: Any
-) -> App:
+async def build_app(settings: Settings, clock: Clock | None = None, **client_options: Any) -> App:
     """Build the core and the Discord client, and schedule every job (not started yet)."""
     point_discord_py_at(settings.discord_api_base, settings.discord_gateway_url)
     core = await build_core(settings, clock)
@@ -126,8 +143,13 @@ async def build_app(
     holder: list[App] = []
 
     def make_front(client: OtomoBot) -> Front:
-        return Front(client, settings=settings, agent=core.agent, approvals=core.approvals,
-                     preferences=core.preferences)
+        return Front(
+            client,
+            settings=settings,
+            agent=core.agent,
+            approvals=core.approvals,
+            preferences=core.preferences,
+        )
 
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
@@ -141,20 +163,23 @@ async def build_app(
         settings=settings,
         make_front=make_front,
         cogs=[
-            lambda client: CoreCommands(client, core.approvals,
-                                        web_search=settings.tavily_api_key is not None),
+            lambda client: CoreCommands(
+                client, core.approvals, web_search=settings.tavily_api_key is not None
+            ),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
             lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
         ],
         on_ready_hooks=[ready],
         message_hooks=[observe],
-        reminder_actions=ReminderActions(features.reminder_buttons, core.preferences,
-                                         core.clock.now),
+        reminder_actions=ReminderActions(
+            features.reminder_buttons, core.preferences, core.clock.now
+        ),
         **client_options,
     )
     sender = DiscordReminderSender(bot)
-    engine = DeliveryEngine(core.database.sessions, core.clock, core.scheduler, sender,
-                            sender.notify_owner)
+    engine = DeliveryEngine(
+        core.database.sessions, core.clock, core.scheduler, sender, sender.notify_owner
+    )
     features.reminder_changes.listener = engine.notify_changed
     _schedule_jobs(core, bot)
     app = App(core, bot, engine)
@@ -172,8 +197,13 @@ def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
         await bot.front.expire_overdue_cards()
 
     core.scheduler.add_job(
-        sweep_approvals, "interval", seconds=APPROVAL_SWEEP_SECONDS, id="approvals.sweep",
-        coalesce=True, max_instances=1, replace_existing=True,
+        sweep_approvals,
+        "interval",
+        seconds=APPROVAL_SWEEP_SECONDS,
+        id="approvals.sweep",
+        coalesce=True,
+        max_instances=1,
+        replace_existing=True,
     )
     weather_channel = settings.weather_notify_channel_id
 

@@ -18,9 +18,14 @@ CONSOLE_CHANNEL_ID = 1
 PROMPT = "you> "
 
 _ANSWERS = {
-    "a": Decision.APPROVE, "approve": Decision.APPROVE, "y": Decision.APPROVE,
-    "r": Decision.REJECT, "reject": Decision.REJECT, "n": Decision.REJECT,
-    "always": Decision.ALWAYS, "al": Decision.ALWAYS,
+    "a": Decision.APPROVE,
+    "approve": Decision.APPROVE,
+    "y": Decision.APPROVE,
+    "r": Decision.REJECT,
+    "reject": Decision.REJECT,
+    "n": Decision.REJECT,
+    "always": Decision.ALWAYS,
+    "al": Decision.ALWAYS,
 }
 
 

@@ -151,15 +151,20 @@ def build_features(
         await knowledge.ensure_started()  # console mode never calls Features.start()
         excerpts = context_for(knowledge, prompt.text, budget_chars=settings.kb_context_chars)
         return "\n\n".join(
-            part for part in (knowledge_instructions(web_search_available=web_available),
-                              excerpts) if part
+            part
+            for part in (knowledge_instructions(web_search_available=web_available), excerpts)
+            if part
         )
 
     parts.add_section(router.GENERAL, knowledge_section)
     parts.add_section(router.CHAT, knowledge_section)
     return Features(
-        weather=weather, word_pool=word_pool, tips=tips, reminders=reminders,
-        reminder_buttons=ReminderButtons(reminders, clock), reminder_changes=changes,
+        weather=weather,
+        word_pool=word_pool,
+        tips=tips,
+        reminders=reminders,
+        reminder_buttons=ReminderButtons(reminders, clock),
+        reminder_changes=changes,
         knowledge=knowledge,
         kb_editor=KnowledgeEditor.from_settings(knowledge, settings, database.sessions, clock),
     )

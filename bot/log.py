@@ -12,7 +12,11 @@ DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 # Libraries that are chatty at INFO and tell an operator nothing useful.
 QUIET_LOGGERS = (
-    "LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx", "apscheduler.scheduler",
+    "LiteLLM",
+    "LiteLLM Router",
+    "LiteLLM Proxy",
+    "httpx",
+    "apscheduler.scheduler",
     "alembic.runtime.plugins",
 )
 

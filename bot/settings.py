@@ -163,8 +163,9 @@ class Settings(BaseModel):
     tavily_api_key: OptionalSecret = Field(None, alias="TAVILY_API_KEY")
     tavily_api_base: str = Field("https://api.tavily.com", alias="TAVILY_API_BASE")
 
-    @field_validator("discord_api_base", "weather_api_base", "geocoding_api_base",
-                     "tavily_api_base")
+    @field_validator(
+        "discord_api_base", "weather_api_base", "geocoding_api_base", "tavily_api_base"
+    )
     @classmethod
     def _http_url(cls, value: str, info: Any) -> str:
         return _check_url(_alias(info.field_name), value, ("https", "http"))
@@ -172,8 +173,9 @@ class Settings(BaseModel):
     @field_validator("llm_api_base")
     @classmethod
     def _optional_http_url(cls, value: str | None, info: Any) -> str | None:
-        return None if value is None else _check_url(_alias(info.field_name), value,
-                                                      ("https", "http"))
+        return (
+            None if value is None else _check_url(_alias(info.field_name), value, ("https", "http"))
+        )
 
     @field_validator("discord_gateway_url")
     @classmethod
@@ -217,9 +219,7 @@ class Settings(BaseModel):
     @classmethod
     def _quiet_hours(cls, value: str) -> str:
         match = re.fullmatch(r"\s*(\d{1,2})\s*-\s*(\d{1,2})\s*", value)
-        if value.strip() and (
-            not match or int(match.group(1)) > 23 or int(match.group(2)) > 24
-        ):
+        if value.strip() and (not match or int(match.group(1)) > 23 or int(match.group(2)) > 24):
             raise ValueError(
                 f"TIPS_QUIET_HOURS {value!r} must be a range of local hours such as 0-7 "
                 "(leave it empty for no quiet hours)"

@@ -35,9 +35,7 @@ def normalize(text: str) -> str:
 
 def katakana_to_hiragana(text: str) -> str:
     """Fold katakana to hiragana so カサ and かさ compare equal."""
-    return "".join(
-        chr(ord(ch) - 0x60) if "ァ" <= ch <= "ヶ" else ch for ch in text
-    )
+    return "".join(chr(ord(ch) - 0x60) if "ァ" <= ch <= "ヶ" else ch for ch in text)
 
 
 def _tokenizer() -> Tokenizer:
@@ -57,9 +55,7 @@ def tokenize(text: str) -> list[Token]:
         pos_parts = item.part_of_speech.split(",")
         base = item.base_form if item.base_form != "*" else item.surface
         reading = item.reading if item.reading != "*" else item.surface
-        tokens.append(
-            Token(item.surface, base, pos_parts[0], ",".join(pos_parts[1:]), reading)
-        )
+        tokens.append(Token(item.surface, base, pos_parts[0], ",".join(pos_parts[1:]), reading))
     return tokens
 
 

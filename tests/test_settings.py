@@ -60,8 +60,7 @@ def test_missing_token_is_one_sentence_saying_what_to_do() -> None:
         ("TIPS_QUIET_HOURS", "night", "TIPS_QUIET_HOURS 'night' must be a range"),
     ],
 )
-def test_each_bad_value_is_a_sentence_naming_the_setting(name: str, value: str,
-                                                        words: str) -> None:
+def test_each_bad_value_is_a_sentence_naming_the_setting(name: str, value: str, words: str) -> None:
     with pytest.raises(SettingsError) as caught:
         load_settings(environ={name: value}, env_file=None)
 
@@ -81,8 +80,11 @@ def test_several_problems_are_all_reported() -> None:
 
 def test_secrets_never_appear_in_repr() -> None:
     settings = load_settings(
-        environ={"DISCORD_TOKEN": "tok-SECRET-123", "LLM_API_KEY": "sk-SECRET-456",
-                 "TAVILY_API_KEY": "tvly-SECRET-789"},
+        environ={
+            "DISCORD_TOKEN": "tok-SECRET-123",
+            "LLM_API_KEY": "sk-SECRET-456",
+            "TAVILY_API_KEY": "tvly-SECRET-789",
+        },
         env_file=None,
     )
 
@@ -92,8 +94,9 @@ def test_secrets_never_appear_in_repr() -> None:
 
 
 def test_log_lines_are_scrubbed_of_secrets() -> None:
-    record = logging.LogRecord("x", logging.INFO, __file__, 1, "token is %s", ("tok-SECRET-123",),
-                               None)
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "token is %s", ("tok-SECRET-123",), None
+    )
 
     RedactSecrets(["tok-SECRET-123"]).filter(record)
 

@@ -191,9 +191,7 @@ class ApprovalService:
             return Status.INVALIDATED
         if request.status != Status.PENDING:
             return Status(request.status)
-        future = self._waiters.setdefault(
-            approval_id, asyncio.get_running_loop().create_future()
-        )
+        future = self._waiters.setdefault(approval_id, asyncio.get_running_loop().create_future())
         remaining = (request.expires_at - self._clock.now()).total_seconds()
         waiters: set[asyncio.Future[Any]] = {future}
         stop_task: asyncio.Task[bool] | None = None

@@ -175,8 +175,9 @@ class ConversationStore:
                 ConversationMessage(
                     conversation_key=key,
                     kind="summary",
-                    payload=m.dump(m.SummaryMessage(text=summary_text.strip(),
-                                                     covers_until=last_id)),
+                    payload=m.dump(
+                        m.SummaryMessage(text=summary_text.strip(), covers_until=last_id)
+                    ),
                     exclude_from_context=False,
                     created_at=self._clock.now(),
                 )

@@ -85,23 +85,44 @@ def failure_from_exception(exc: BaseException) -> LLMFailure:
     """Map a litellm/OpenAI exception to a sentence a user can act on."""
     litellm = _import_litellm()
     checks: list[tuple[Any, str, str]] = [
-        (litellm.ContextWindowExceededError, "context_too_long",
-         "This conversation got too long for the model. Start a new topic or ask an admin "
-         "to raise the model's context size."),
-        (litellm.AuthenticationError, "auth",
-         "The AI service refused our credentials. An admin needs to check LLM_API_KEY."),
-        (litellm.RateLimitError, "rate_limit",
-         "The AI service is rate-limiting us right now. Please try again in a minute."),
-        (litellm.Timeout, "timeout",
-         "The AI service took too long to answer. Please try again in a moment."),
-        (litellm.APIConnectionError, "unreachable",
-         "I could not reach the AI service. Please try again later; an admin may need to "
-         "check LLM_API_BASE."),
-        (litellm.NotFoundError, "model_not_found",
-         "The configured model does not exist at the AI service. An admin needs to check "
-         "LLM_MODEL."),
-        (litellm.BadRequestError, "bad_request",
-         "The AI service rejected the request. Please rephrase, or start a new topic."),
+        (
+            litellm.ContextWindowExceededError,
+            "context_too_long",
+            "This conversation got too long for the model. Start a new topic or ask an admin "
+            "to raise the model's context size.",
+        ),
+        (
+            litellm.AuthenticationError,
+            "auth",
+            "The AI service refused our credentials. An admin needs to check LLM_API_KEY.",
+        ),
+        (
+            litellm.RateLimitError,
+            "rate_limit",
+            "The AI service is rate-limiting us right now. Please try again in a minute.",
+        ),
+        (
+            litellm.Timeout,
+            "timeout",
+            "The AI service took too long to answer. Please try again in a moment.",
+        ),
+        (
+            litellm.APIConnectionError,
+            "unreachable",
+            "I could not reach the AI service. Please try again later; an admin may need to "
+            "check LLM_API_BASE.",
+        ),
+        (
+            litellm.NotFoundError,
+            "model_not_found",
+            "The configured model does not exist at the AI service. An admin needs to check "
+            "LLM_MODEL.",
+        ),
+        (
+            litellm.BadRequestError,
+            "bad_request",
+            "The AI service rejected the request. Please rephrase, or start a new topic.",
+        ),
     ]
     for cls, kind, sentence in checks:
         if isinstance(exc, cls):

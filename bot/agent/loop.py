@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import datetime
-from typing import Any, Literal, TypeVar
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -16,95 +13,18 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent import planning
-from bot.agent.approvals import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore
-from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn, Usage
-from bot.agent.tools import (
-    Tool,
-    ToolContext,
-    ToolOutcome,
-    ToolRegistry,
-    execute,
-    parse_arguments,
-)
+from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
+from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Settle, Stopped, race
+from bot.agent.tool_calls import ToolCalls
+from bot.agent.tools import ToolContext, ToolRegistry
 from bot.clock import Clock
 from bot.settings import Settings
 
+__all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
+
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class PromptInput:
-    """What a handler's instructions may depend on."""
-
-    text: str
-    user_name: str
-    local_now: datetime
-    timezone: ZoneInfo
-    guild_id: int | None
-    channel_id: int
-
-
-@dataclass(frozen=True)
-class Handler:
-    """A way of answering: its system prompt and the tools it offers."""
-
-    name: str
-    instructions: Callable[[PromptInput], Awaitable[str]]
-    tools: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Who asked, where, and which handler answers."""
-
-    user_id: int
-    user_name: str
-    channel_id: int
-    guild_id: int | None
-    conversation_key: str
-    handler: str
-    timezone: ZoneInfo
-    origin_message_id: int | None = None
-    is_admin: bool = False
-
-
-@dataclass
-class _RunState:
-    request: RunRequest
-    stop: asyncio.Event
-    usage: Usage = field(default_factory=Usage)
-    steps: int = 0
-    last_text: str = ""
-
-
-_Settle = Literal["continue", "rejected", "interrupted"]
-
-
-class _Stopped(Exception):
-    """The user pressed Stop while we were waiting on something."""
-
-
-async def _race(awaitable: Awaitable[T], stop: asyncio.Event) -> T:
-    """Await awaitable unless stop is set first (then cancel it and raise _Stopped)."""
-    if stop.is_set():
-        if asyncio.iscoroutine(awaitable):
-            awaitable.close()
-        raise _Stopped
-    work = asyncio.ensure_future(awaitable)
-    stopper = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopper.cancel()
-    if work.done():
-        return work.result()
-    work.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await work
-    raise _Stopped
 
 
 class Agent:
@@ -132,13 +52,16 @@ class Agent:
         self.store = store
         self.handlers = dict(handlers)
         self.services = dict(services or {})
+        self.calls = ToolCalls(
+            registry=registry, approvals=approvals, store=store, make_context=self._tool_context
+        )
 
     async def run(
         self, request: RunRequest, text: str, stop: asyncio.Event | None = None
     ) -> AsyncIterator[ev.AgentEvent]:
         """Answer a new user message: record it, then continue the conversation."""
-        state = _RunState(request, stop or asyncio.Event())
-        async for event in self._invalidate_leftovers(request):
+        state = RunState(request, stop or asyncio.Event())
+        async for event in self.calls.invalidate_leftovers(request):
             yield event
         await self.store.append(
             request.conversation_key,
@@ -168,17 +91,17 @@ class Agent:
             timezone=timezone or self.settings.timezone,
             origin_message_id=row.origin_message_id,
         )
-        state = _RunState(request, stop or asyncio.Event())
+        state = RunState(request, stop or asyncio.Event())
         async for event in self._continue(state, plan=False):
             yield event
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def _continue(self, state: _RunState, *, plan: bool) -> AsyncIterator[ev.AgentEvent]:
+    async def _continue(self, state: RunState, *, plan: bool) -> AsyncIterator[ev.AgentEvent]:
         handler = self.handlers.get(state.request.handler) or self.handlers["general"]
         while True:
-            outcome: list[_Settle] = []
-            async for event in self._settle_tool_calls(state, handler, outcome):
+            outcome: list[Settle] = []
+            async for event in self.calls.settle(state, handler, outcome):
                 yield event
             if outcome and outcome[0] != "continue":
                 reason: ev.DoneReason = "rejected" if outcome[0] == "rejected" else "interrupted"
@@ -206,7 +129,7 @@ class Agent:
             except LLMFailure as failure:
                 yield ev.Failed(failure.sentence, failure.kind)
                 return
-            except _Stopped:
+            except Stopped:
                 yield ev.Done(state.last_text, "interrupted", state.usage)
                 return
             assert turn is not None
@@ -225,7 +148,7 @@ class Agent:
                 return
 
     async def _model_round(
-        self, state: _RunState, handler: Handler, planning_round: bool
+        self, state: RunState, handler: Handler, planning_round: bool
     ) -> AsyncIterator[ev.AgentEvent | Turn]:
         request = state.request
         history = await self.store.context(request.conversation_key)
@@ -248,7 +171,7 @@ class Agent:
         try:
             while True:
                 try:
-                    item = await _race(iterator.__anext__(), state.stop)
+                    item = await race(iterator.__anext__(), state.stop)
                 except StopAsyncIteration:
                     break
                 if isinstance(item, TextChunk):
@@ -260,7 +183,7 @@ class Agent:
                     yield ev.ToolCallStarted(item.call_id, item.name)
                 else:
                     turn = item
-        except _Stopped:
+        except Stopped:
             if tag_filter:
                 text += tag_filter.flush()
             await self._record_interrupted_text(state, text)
@@ -283,207 +206,13 @@ class Agent:
             )
         yield turn
 
-    async def _record_interrupted_text(self, state: _RunState, text: str) -> None:
+    async def _record_interrupted_text(self, state: RunState, text: str) -> None:
         state.last_text = text
         items: list[m.Message] = []
         if text:
             items.append(m.AssistantMessage(text=text))
         items.append(m.NoticeMessage(text="The user stopped this answer before it finished."))
         await self.store.append(state.request.conversation_key, *items)
-
-    # -- tool calls ----------------------------------------------------------------------
-
-    async def _settle_tool_calls(
-        self, state: _RunState, handler: Handler, outcome: list[_Settle]
-    ) -> AsyncIterator[ev.AgentEvent]:
-        """Gate and run every unanswered call of the last assistant turn, in order."""
-        key = state.request.conversation_key
-        unanswered = await self._unanswered_calls(key)
-        for position, call in enumerate(unanswered):
-            tool_item = self.registry.get(call.name)
-            if tool_item is None or call.name not in handler.tools:
-                available = ", ".join(handler.tools) or "none"
-                content = ToolOutcome(
-                    f"There is no tool called {call.name!r} here. Available tools: {available}.",
-                    is_error=True,
-                )
-                await self._record_result(key, call, content)
-                yield ev.ToolResult(call.id, call.name, None, content.output, True)
-                continue
-            arguments, problem = parse_arguments(tool_item, call.arguments)
-            if arguments is None:
-                content = ToolOutcome(problem, is_error=True)
-                await self._record_result(key, call, content)
-                yield ev.ToolResult(call.id, call.name, None, problem, True)
-                continue
-            gate: list[Status | str] = []
-            async for event in self._gate(state, tool_item, call, arguments, gate):
-                yield event
-            verdict = gate[0]
-            if verdict in (Status.REJECTED, Status.EXPIRED, Status.INVALIDATED):
-                async for event in self._end_after_rejection(
-                    state, call, arguments, verdict, unanswered[position + 1 :]
-                ):
-                    yield event
-                outcome.append("interrupted" if verdict == Status.INVALIDATED else "rejected")
-                return
-            approval_id = gate[1] if len(gate) > 1 else None
-            assert isinstance(verdict, str)
-            yield ev.ToolExecuting(
-                call.id,
-                call.name,
-                arguments,
-                approved_by=verdict,  # type: ignore[arg-type]
-                approval_id=approval_id if isinstance(approval_id, int) else None,
-            )
-            ctx = self._tool_context(state.request)
-            try:
-                result = await _race(execute(tool_item, ctx, arguments), state.stop)
-            except _Stopped:
-                rejected = m.ToolRejectedMessage(
-                    call_id=call.id,
-                    name=call.name,
-                    reason="interrupted",
-                    partial=list(ctx.partial) or None,
-                )
-                await self.store.append(key, rejected)
-                yield ev.ToolRejected(call.id, call.name, arguments, "interrupted")
-                for event in await self._invalidate_rest(key, unanswered[position + 1 :]):
-                    yield event
-                outcome.append("interrupted")
-                return
-            await self._record_result(key, call, result)
-            yield ev.ToolResult(
-                call.id,
-                call.name,
-                arguments,
-                result.output,
-                result.is_error,
-                approval_id if isinstance(approval_id, int) else None,
-            )
-        outcome.append("continue")
-
-    async def _gate(
-        self,
-        state: _RunState,
-        tool_item: Tool,
-        call: m.ToolCall,
-        arguments: dict[str, Any],
-        verdict: list[Any],
-    ) -> AsyncIterator[ev.AgentEvent]:
-        """Decide whether the call may run; appends (verdict, approval id) to verdict."""
-        request = state.request
-        if not tool_item.requires_approval:
-            verdict.append("not_needed")
-            return
-        existing = await self.approvals.find_by_call(request.conversation_key, call.id)
-        if existing is None:
-            ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
-            if not ask:
-                verdict.append(why)
-                return
-            existing = await self.approvals.create(
-                NewApproval(
-                    tool_call_id=call.id,
-                    tool_name=tool_item.name,
-                    arguments=arguments,
-                    requester_id=request.user_id,
-                    requester_name=request.user_name,
-                    guild_id=request.guild_id,
-                    channel_id=request.channel_id,
-                    origin_message_id=request.origin_message_id,
-                    conversation_key=request.conversation_key,
-                    handler=request.handler,
-                )
-            )
-        status = Status(existing.status)
-        if status == Status.PENDING:
-            yield ev.ApprovalRequired(
-                call.id,
-                call.name,
-                decode_arguments(existing),
-                existing.id,
-                existing.requester_id,
-                existing.expires_at,
-            )
-            status = await self.approvals.wait(existing.id, state.stop)
-        verdict.extend(["person" if status == Status.APPROVED else status, existing.id])
-
-    async def _end_after_rejection(
-        self,
-        state: _RunState,
-        call: m.ToolCall,
-        arguments: dict[str, Any],
-        status: Status | str,
-        rest: list[m.ToolCall],
-    ) -> AsyncIterator[ev.AgentEvent]:
-        key = state.request.conversation_key
-        reason: m.RejectionReason = "invalidated"
-        if status == Status.REJECTED:
-            reason = "rejected"
-        elif status == Status.EXPIRED:
-            reason = "timed_out"
-        row = await self.approvals.find_by_call(key, call.id)
-        detail = row.reason if row is not None else None
-        await self.store.append(
-            key,
-            m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason, detail=detail),
-        )
-        yield ev.ToolRejected(
-            call.id, call.name, arguments, reason, detail, row.id if row is not None else None
-        )
-        for event in await self._invalidate_rest(key, rest):
-            yield event
-
-    async def _invalidate_rest(
-        self, key: str, rest: list[m.ToolCall]
-    ) -> list[ev.ToolRejected]:
-        """Calls after a rejected one in the same turn never run; say so in the history."""
-        events: list[ev.ToolRejected] = []
-        for call in rest:
-            row = await self.approvals.find_by_call(key, call.id)
-            if row is not None:
-                await self.approvals.invalidate(row.id)
-            await self.store.append(
-                key,
-                m.ToolRejectedMessage(call_id=call.id, name=call.name, reason="invalidated"),
-            )
-            events.append(
-                ev.ToolRejected(call.id, call.name, None, "invalidated", None,
-                                row.id if row is not None else None)
-            )
-        return events
-
-    async def _invalidate_leftovers(self, request: RunRequest) -> AsyncIterator[ev.AgentEvent]:
-        """A new message moves the conversation on: unanswered calls from before never run."""
-        key = request.conversation_key
-        leftovers = await self._unanswered_calls(key)
-        for event in await self._invalidate_rest(key, leftovers):
-            yield event
-        for row in await self.approvals.pending_in(key):
-            await self.approvals.invalidate(row.id)
-
-    async def _unanswered_calls(self, key: str) -> list[m.ToolCall]:
-        tail = await self.store.tail(key)
-        calls: list[m.ToolCall] = []
-        answered: set[str] = set()
-        for stored in tail:
-            message = stored.message
-            if isinstance(message, m.AssistantMessage) and message.tool_calls:
-                calls = list(message.tool_calls)
-                answered = set()
-            elif isinstance(message, (m.ToolResultMessage, m.ToolRejectedMessage)):
-                answered.add(message.call_id)
-        return [c for c in calls if c.id not in answered]
-
-    async def _record_result(self, key: str, call: m.ToolCall, result: ToolOutcome) -> None:
-        await self.store.append(
-            key,
-            m.ToolResultMessage(
-                call_id=call.id, name=call.name, content=result.to_content(),
-                is_error=result.is_error,
-            ),
-        )
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -504,9 +233,7 @@ class Agent:
         )
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
-        latest = next(
-            (x.text for x in reversed(history) if isinstance(x, m.UserMessage)), ""
-        )
+        latest = next((x.text for x in reversed(history) if isinstance(x, m.UserMessage)), "")
         return PromptInput(
             text=latest,
             user_name=request.user_name,
@@ -521,12 +248,10 @@ class Agent:
 
     async def _summarize(self, messages: list[dict[str, object]], instructions: str) -> str:
         return await self.llm.complete(
-            [{"role": "system", "content": instructions}, *messages,
-             {"role": "user", "content": "Write the summary now."}],
+            [
+                {"role": "system", "content": instructions},
+                *messages,
+                {"role": "user", "content": "Write the summary now."},
+            ],
             purpose="summary",
         )
-
-
-def with_timezone(request: RunRequest, timezone: ZoneInfo) -> RunRequest:
-    """A copy of request in another time zone."""
-    return replace(request, timezone=timezone)

@@ -201,8 +201,10 @@ def tool(
         tool_name = name or func.__name__
         summary, _ = _docstring_parts(func)
         model = None if parameters is not None else _model_from_signature(tool_name, func)
-        schema = parameters if parameters is not None else _clean_schema(
-            model.model_json_schema() if model else {}
+        schema = (
+            parameters
+            if parameters is not None
+            else _clean_schema(model.model_json_schema() if model else {})
         )
         return Tool(
             name=tool_name,
@@ -272,8 +274,9 @@ class ToolOutcome:
         """JSON text for the tool message: `{"output": ...}` or `{"is_error": true, ...}`."""
         if self.is_error:
             return json.dumps({"is_error": True, "error": self.output}, ensure_ascii=False)
-        return json.dumps({"output": self.output, "is_error": False}, ensure_ascii=False,
-                          default=str)
+        return json.dumps(
+            {"output": self.output, "is_error": False}, ensure_ascii=False, default=str
+        )
 
 
 def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -295,8 +298,7 @@ def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, s
         tool_item.arguments_model.model_validate(loaded)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in exc.errors()
+            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
         )
         return None, (
             f"Arguments for {tool_item.name} do not match its schema ({problems}). "

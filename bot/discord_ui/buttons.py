@@ -38,8 +38,11 @@ class ApprovalButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str], /,
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> Self:
         """Rebuild the button from its custom_id (also after a restart)."""
         return cls(int(match["id"]), match["action"])
@@ -57,7 +60,9 @@ class StopButton(
     def __init__(self, run_id: str) -> None:
         super().__init__(
             discord.ui.Button(
-                label="停止 / Stop", style=discord.ButtonStyle.secondary, emoji="⏹️",
+                label="停止 / Stop",
+                style=discord.ButtonStyle.secondary,
+                emoji="⏹️",
                 custom_id=f"stop:{run_id}",
             )
         )
@@ -65,8 +70,11 @@ class StopButton(
 
     @classmethod
     async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
-        match: re.Match[str], /,
+        cls,
+        interaction: discord.Interaction[Any],
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
     ) -> Self:
         """Rebuild the button from its custom_id."""
         return cls(match["run"])

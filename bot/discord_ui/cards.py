@@ -61,16 +61,16 @@ class ToolCard:
         title, colour = _LOOK[self.state]
         embed = discord.Embed(title=f"🔧 {self.name}", colour=colour, description=title)
         if self.arguments:
-            embed.add_field(name="引数 / arguments", value=format_arguments(self.arguments),
-                            inline=False)
+            embed.add_field(
+                name="引数 / arguments", value=format_arguments(self.arguments), inline=False
+            )
         if self.state == CardState.NEEDS_APPROVAL and self.requester_id:
             line = f"<@{self.requester_id}> の承認が必要です / approval needed"
             if self.expires_at:
                 line += f" (期限 {discord.utils.format_dt(self.expires_at, 'R')})"
             embed.add_field(name="承認 / approval", value=line, inline=False)
         if self.state in (CardState.DONE, CardState.FAILED) and self.result is not None:
-            embed.add_field(name="結果 / result", value=summarize_result(self.result),
-                            inline=False)
+            embed.add_field(name="結果 / result", value=summarize_result(self.result), inline=False)
         if self.detail:
             embed.add_field(name="理由 / reason", value=_clip(self.detail, 500), inline=False)
         if self.decided_by:
@@ -105,7 +105,8 @@ def summarize_result(result: Any) -> str:
     elif isinstance(result, list):
         text = f"{len(result)} items" + (
             ": " + ", ".join(_clip(json.dumps(x, ensure_ascii=False), 80) for x in result[:3])
-            if result else ""
+            if result
+            else ""
         )
     else:
         text = json.dumps(result, ensure_ascii=False, default=str)

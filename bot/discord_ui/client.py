@@ -88,14 +88,16 @@ class OtomoBot(commands.Bot):
                 synced = await self.tree.sync()
                 log.info("Synced %d slash commands globally", len(synced))
         except discord.HTTPException as exc:
-            log.warning("Could not sync slash commands (%s %s); they may be out of date",
-                        exc.status, exc.text)
+            log.warning(
+                "Could not sync slash commands (%s %s); they may be out of date",
+                exc.status,
+                exc.text,
+            )
 
     async def on_ready(self) -> None:
         """Log who we are; run start-up hooks once (not on every reconnect)."""
         assert self.user is not None
-        log.info("Logged in as %s (id %s) in %d guilds", self.user, self.user.id,
-                 len(self.guilds))
+        log.info("Logged in as %s (id %s) in %d guilds", self.user, self.user.id, len(self.guilds))
         if self._ready_once:
             return
         self._ready_once = True

@@ -120,7 +120,8 @@ class CoreCommands(commands.Cog):
         japanese = is_japanese(interaction.locale)
         if not grants:
             await interaction.response.send_message(
-                "常に許可している操作はありません。" if japanese
+                "常に許可している操作はありません。"
+                if japanese
                 else "You have no always-allow grants.",
                 ephemeral=True,
             )
@@ -129,6 +130,7 @@ class CoreCommands(commands.Cog):
         lines = "\n".join(f"• `{name}`" for name in names)
         header = "常に許可している操作:" if japanese else "Tools you always allow:"
         await interaction.response.send_message(
-            f"{header}\n{lines}", view=GrantsView(self.approvals, interaction.user.id, names),
+            f"{header}\n{lines}",
+            view=GrantsView(self.approvals, interaction.user.id, names),
             ephemeral=True,
         )

@@ -50,8 +50,9 @@ class LiveRun:
 class RateLimiter:
     """At most `limit` events per user in a sliding `window` of seconds."""
 
-    def __init__(self, limit: int, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limit: int, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limit = limit
         self.window = window
         self._clock = clock
@@ -156,8 +157,10 @@ class Front:
                 f"してください。/ That message is too long ({len(text)} characters); please keep "
                 f"it under {self.settings.max_input_chars}."
             )
-        if any(r.user_id == message.author.id and r.channel_id == message.channel.id
-               for r in self.runs.values()):
+        if any(
+            r.user_id == message.author.id and r.channel_id == message.channel.id
+            for r in self.runs.values()
+        ):
             return (
                 "前のお願いをまだ処理中です。終わるか「停止」を押してからもう一度どうぞ。/ "
                 "I'm still working on your previous request here; wait for it or press Stop."
@@ -175,8 +178,13 @@ class Front:
             await self._guarded_typing(message.channel)
             timezone = await self.preferences.timezone(message.author.id)
             chosen = route(text)
-            log.info("Answering %s in channel %s with the %s handler (%s)",
-                     message.author.id, message.channel.id, chosen.handler, chosen.rule)
+            log.info(
+                "Answering %s in channel %s with the %s handler (%s)",
+                message.author.id,
+                message.channel.id,
+                chosen.handler,
+                chosen.rule,
+            )
             request = RunRequest(
                 user_id=message.author.id,
                 user_name=message.author.display_name,
@@ -193,8 +201,9 @@ class Front:
         except DeliveryBroken:
             run.stop.set()
         except Exception:
-            log.exception("Answering message %s in channel %s failed", message.id,
-                          message.channel.id)
+            log.exception(
+                "Answering message %s in channel %s failed", message.id, message.channel.id
+            )
             await self._reply_plain(
                 message,
                 "ごめんなさい、内部エラーが起きました。少し待ってもう一度お願いします。/ Sorry, "
@@ -234,8 +243,9 @@ class Front:
                 allowed_mentions=discord.AllowedMentions.none(),
             )
         except discord.HTTPException as exc:
-            log.warning("Could not reply in channel %s: %s %s", message.channel.id,
-                        exc.status, exc.text)
+            log.warning(
+                "Could not reply in channel %s: %s %s", message.channel.id, exc.status, exc.text
+            )
 
     # -- approvals -----------------------------------------------------------------------
 
@@ -259,9 +269,7 @@ class Front:
                 ephemeral=True,
             )
             return
-        if interaction.user.id != request.requester_id and not self._is_approver(
-            interaction.user
-        ):
+        if interaction.user.id != request.requester_id and not self._is_approver(interaction.user):
             await interaction.response.send_message(
                 f"これは {request.requester_name} さんのリクエストです。"
                 "本人か承認者だけが決められます。"
@@ -293,7 +301,10 @@ class Front:
         reason: str | None,
     ) -> None:
         outcome = await self.approvals.decide(
-            approval_id, interaction.user.id, decision, reason,
+            approval_id,
+            interaction.user.id,
+            decision,
+            reason,
             is_approver=self._is_approver(interaction.user),
         )
         request = outcome.request
@@ -323,8 +334,12 @@ class Front:
                 embed=card.render(), view=None
             )
         except discord.HTTPException as exc:
-            log.warning("Could not update approval card %s in channel %s: %s",
-                        request.card_message_id, request.channel_id, exc.status)
+            log.warning(
+                "Could not update approval card %s in channel %s: %s",
+                request.card_message_id,
+                request.channel_id,
+                exc.status,
+            )
 
     async def _resume(self, request: ApprovalRequest) -> None:
         run = LiveRun(secrets.token_hex(6), request.requester_id, request.channel_id)

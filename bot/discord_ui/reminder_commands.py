@@ -233,9 +233,7 @@ class ReminderCommands(commands.Cog):
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
         """IANA names containing what was typed (`new york` finds America/New_York)."""
-        return [
-            app_commands.Choice(name=n, value=n) for n in timezone_names(current, SELECT_LIMIT)
-        ]
+        return [app_commands.Choice(name=n, value=n) for n in timezone_names(current, SELECT_LIMIT)]
 
     @timezone.command(name="show", description="今のタイムゾーン / Show your time zone")
     async def show_timezone(self, interaction: discord.Interaction[Any]) -> None:

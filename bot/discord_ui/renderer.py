@@ -75,8 +75,8 @@ class RunRenderer:
         self._segment = _Segment()
         self._last_edit = float("-inf")
         self._cards: dict[str, _Card] = {
-            call_id: _Card(card, message) for call_id, (card, message) in
-            (existing_cards or {}).items()
+            call_id: _Card(card, message)
+            for call_id, (card, message) in (existing_cards or {}).items()
         }
         self._stop_host: discord.Message | None = None
         self.posted: list[discord.Message] = []
@@ -86,7 +86,9 @@ class RunRenderer:
     def mentions(self) -> discord.AllowedMentions:
         """Only the requester can ever be pinged by what we send."""
         return discord.AllowedMentions(
-            everyone=False, roles=False, users=[discord.Object(self.requester_id)],
+            everyone=False,
+            roles=False,
+            users=[discord.Object(self.requester_id)],
             replied_user=False,
         )
 
@@ -184,8 +186,9 @@ class RunRenderer:
             shown = chunk if final or index < len(chunks) - 1 else chunk + " …"
             if index < len(segment.messages):
                 if segment.shown[index] != shown:
-                    await self._guard(segment.messages[index].edit(
-                        content=shown, allowed_mentions=self.mentions))
+                    await self._guard(
+                        segment.messages[index].edit(content=shown, allowed_mentions=self.mentions)
+                    )
                     segment.shown[index] = shown
             else:
                 message = await self._send(shown)
@@ -257,6 +260,8 @@ class RunRenderer:
             self.broken = True
             log.warning(
                 "Cannot post in channel %s any more (%s %s); stopping this answer",
-                getattr(self.channel, "id", "?"), exc.status, exc.text,
+                getattr(self.channel, "id", "?"),
+                exc.status,
+                exc.text,
             )
             raise DeliveryBroken(str(exc)) from exc

@@ -97,32 +97,46 @@ class Rig:
     def request(self, user_id: int = 100, handler: str = "general") -> RunRequest:
         """A run request from user_id in channel 10."""
         return RunRequest(
-            user_id=user_id, user_name=f"user{user_id}", channel_id=10, guild_id=1,
-            conversation_key=f"c10:u{user_id}", handler=handler,
-            timezone=self.settings.timezone, origin_message_id=555,
+            user_id=user_id,
+            user_name=f"user{user_id}",
+            channel_id=10,
+            guild_id=1,
+            conversation_key=f"c10:u{user_id}",
+            handler=handler,
+            timezone=self.settings.timezone,
+            origin_message_id=555,
         )
 
     def rebuilt(self, approvals_timeout: float | None = None) -> Rig:
         """A second agent on the same database, as after a restart (no in-memory state)."""
         approvals = ApprovalService(
-            self.database.sessions, self.clock,
+            self.database.sessions,
+            self.clock,
             approvals_timeout or self.approvals.timeout.total_seconds(),
         )
         store = ConversationStore(self.database.sessions, self.clock, self.store.max_messages)
         agent = Agent(
-            settings=self.settings, clock=self.clock, sessions=self.database.sessions,
-            llm=self.agent.llm, registry=self.agent.registry, approvals=approvals, store=store,
+            settings=self.settings,
+            clock=self.clock,
+            sessions=self.database.sessions,
+            llm=self.agent.llm,
+            registry=self.agent.registry,
+            approvals=approvals,
+            store=store,
             handlers=self.agent.handlers,
         )
-        return Rig(agent, self.llm, approvals, store, self.book, self.clock, self.database,
-                   self.settings)
+        return Rig(
+            agent, self.llm, approvals, store, self.book, self.clock, self.database, self.settings
+        )
 
 
 OnEvent = Callable[[ev.AgentEvent], Awaitable[None]]
 
 
-async def collect(events: AsyncIterator[ev.AgentEvent], on_event: OnEvent | None = None,
-                  ) -> list[ev.AgentEvent]:
+async def collect(
+    events: AsyncIterator[ev.AgentEvent],
+    on_event: OnEvent | None = None,
+) -> list[ev.AgentEvent]:
     """Drain a run, calling on_event for each event (e.g. to click a button)."""
     seen: list[ev.AgentEvent] = []
     async for event in events:
@@ -150,8 +164,12 @@ async def rig(
     """The agent under test with a scripted model."""
     async with ScriptedLLM() as llm:
         settings = make_settings(
-            LLM_MODEL="openai/test-model", LLM_API_BASE=llm.api_base, LLM_API_KEY="test-key",
-            LLM_NUM_RETRIES=0, AGENT_MAX_STEPS=3, HISTORY_MAX_MESSAGES=30,
+            LLM_MODEL="openai/test-model",
+            LLM_API_BASE=llm.api_base,
+            LLM_API_KEY="test-key",
+            LLM_NUM_RETRIES=0,
+            AGENT_MAX_STEPS=3,
+            HISTORY_MAX_MESSAGES=30,
         )
         book = Notebook()
         registry = ToolRegistry(make_tools(book))
@@ -159,9 +177,14 @@ async def rig(
         store = ConversationStore(database.sessions, clock, settings.history_max_messages)
         handlers = {"general": Handler("general", _instructions, TOOL_NAMES)}
         agent = Agent(
-            settings=settings, clock=clock, sessions=database.sessions,
-            llm=LLMClient(settings, database.sessions, clock), registry=registry,
-            approvals=approvals, store=store, handlers=handlers,
+            settings=settings,
+            clock=clock,
+            sessions=database.sessions,
+            llm=LLMClient(settings, database.sessions, clock),
+            registry=registry,
+            approvals=approvals,
+            store=store,
+            handlers=handlers,
         )
         yield Rig(agent, llm, approvals, store, book, clock, database, settings)
         await store.wait_for_summaries()

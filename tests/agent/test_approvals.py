@@ -32,7 +32,11 @@ async def test_the_row_exists_before_the_card_is_shown(rig: Rig) -> None:
     row = await rig.approvals.get(approval_id)
     assert row is not None and row.status == Status.PENDING
     assert (row.tool_name, row.tool_call_id, row.requester_id, row.channel_id) == (
-        "add_note", "call_9", 100, 10)
+        "add_note",
+        "call_9",
+        100,
+        10,
+    )
     assert row.expires_at - row.created_at == timedelta(seconds=300)
     await rig.approvals.decide(approval_id, 100, Decision.REJECT)
     await task
@@ -94,7 +98,11 @@ async def test_resume_after_restart_runs_the_tool_and_continues(rig: Rig) -> Non
 
     assert rig.book.notes == ["再起動後"]
     assert [type(e).__name__ for e in events if not isinstance(e, ev.TextDelta)] == [
-        "ToolExecuting", "ToolResult", "RoundEnd", "Done"]
+        "ToolExecuting",
+        "ToolResult",
+        "RoundEnd",
+        "Done",
+    ]
     last = restarted.llm.last_request.messages
     assert last[-1]["role"] == "tool" and last[-1]["tool_call_id"] == "call_x"
     assert events[-1].text == "再起動後もメモしました"  # type: ignore[union-attr]
@@ -140,8 +148,9 @@ async def test_a_new_message_invalidates_a_leftover_request(rig: Rig) -> None:
     restarted.llm.queue(text("新しい話題ですね"))
     events = await collect(restarted.agent.run(restarted.request(), "別の話"))
 
-    assert events[0] == ev.ToolRejected("call_old", "add_note", None, "invalidated", None,
-                                        approval_id)
+    assert events[0] == ev.ToolRejected(
+        "call_old", "add_note", None, "invalidated", None, approval_id
+    )
     assert (await restarted.approvals.get(approval_id)).status == Status.INVALIDATED  # type: ignore[union-attr]
     sent = restarted.llm.last_request.messages
     assert any(x["role"] == "tool" and x["tool_call_id"] == "call_old" for x in sent)

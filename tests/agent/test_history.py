@@ -13,13 +13,17 @@ async def test_context_is_bounded_and_starts_at_a_user_message(rig: Rig) -> None
     key = "c1:u1"
     for i in range(3):
         await store.append(key, m.UserMessage(text=f"q{i}"), m.AssistantMessage(text=f"a{i}"))
-    await store.append(key, m.AssistantMessage(
-        tool_calls=[m.ToolCall(id="x", name="t", arguments="{}")]))
+    await store.append(
+        key, m.AssistantMessage(tool_calls=[m.ToolCall(id="x", name="t", arguments="{}")])
+    )
 
     window = await store.context(key)
 
-    assert [type(x).__name__ for x in window] == ["UserMessage", "AssistantMessage",
-                                                  "AssistantMessage"]
+    assert [type(x).__name__ for x in window] == [
+        "UserMessage",
+        "AssistantMessage",
+        "AssistantMessage",
+    ]
     assert isinstance(window[0], m.UserMessage) and window[0].text == "q2"
 
 

@@ -52,13 +52,22 @@ async def test_approved_tool_runs_and_its_result_goes_back_to_the_model(rig: Rig
     events = await collect(rig.agent.run(rig.request(), "牛乳を買うってメモして"), approve)
 
     kinds = [type(e).__name__ for e in events if not isinstance(e, ev.TextDelta)]
-    assert kinds == ["ToolCallStarted", "RoundEnd", "ApprovalRequired", "ToolExecuting",
-                     "ToolResult", "RoundEnd", "Done"]
+    assert kinds == [
+        "ToolCallStarted",
+        "RoundEnd",
+        "ApprovalRequired",
+        "ToolExecuting",
+        "ToolResult",
+        "RoundEnd",
+        "Done",
+    ]
     assert rig.book.notes == ["牛乳を買う"]
     second = rig.llm.requests[1]
     assistant = second.messages[-2]
     assert assistant["tool_calls"][0]["function"] == {
-        "name": "add_note", "arguments": '{"text": "牛乳を買う"}'}
+        "name": "add_note",
+        "arguments": '{"text": "牛乳を買う"}',
+    }
     result = second.messages[-1]
     assert result["role"] == "tool" and result["tool_call_id"] == "call_1"
     assert json.loads(result["content"])["output"]["saved"] == "牛乳を買う"

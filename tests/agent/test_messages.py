@@ -10,8 +10,9 @@ def test_every_kind_converts_and_excluded_ones_disappear() -> None:
         m.SummaryMessage(text="前回: 歯医者の予約の話"),
         m.UserMessage(text="こんにちは", author_name="taro"),
         m.UserMessage(text="hidden", exclude_from_context=True),
-        m.AssistantMessage(text="調べます", tool_calls=[m.ToolCall(id="a", name="t",
-                                                                arguments="{}")]),
+        m.AssistantMessage(
+            text="調べます", tool_calls=[m.ToolCall(id="a", name="t", arguments="{}")]
+        ),
         m.ToolResultMessage(call_id="a", name="t", content='{"output": 1}'),
         m.AssistantMessage(text="", tool_calls=[m.ToolCall(id="b", name="t", arguments="{}")]),
         m.ToolRejectedMessage(call_id="b", name="t", reason="interrupted", partial={"done": 2}),

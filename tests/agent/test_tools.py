@@ -44,7 +44,9 @@ def test_schema_comes_from_signature_and_docstring() -> None:
     parameters = function["parameters"]
     assert parameters["required"] == ["place"]
     assert parameters["properties"]["place"] == {
-        "type": "string", "description": "A city name in Japanese or English."}
+        "type": "string",
+        "description": "A city name in Japanese or English.",
+    }
     assert parameters["properties"]["day"]["enum"] == ["today", "tomorrow"]
     assert parameters["properties"]["hours"]["maximum"] == 48
     assert parameters["properties"]["hours"]["description"] == "How many hours ahead"
@@ -72,8 +74,13 @@ def test_invalid_names_are_refused(name: str) -> None:
 @pytest.mark.parametrize("timeout", [0, -1, 301])
 def test_timeouts_outside_0_to_300_seconds_are_refused(timeout: float) -> None:
     with pytest.raises(ValueError, match="at most 300"):
-        Tool(name="t", description="d", parameters={"type": "object"},
-             handler=forecast.handler, timeout=timeout)
+        Tool(
+            name="t",
+            description="d",
+            parameters={"type": "object"},
+            handler=forecast.handler,
+            timeout=timeout,
+        )
 
 
 def test_default_timeout_is_30_seconds_and_approval_is_required() -> None:
@@ -94,10 +101,20 @@ def test_handler_must_take_a_tool_context_first() -> None:
 
 def test_register_overwrites_unregister_and_clear_by_source() -> None:
     registry = ToolRegistry([forecast])
-    replacement = Tool(name="forecast", description="new", parameters={"type": "object"},
-                       handler=forecast.handler, source="weather")
-    other = Tool(name="other", description="o", parameters={"type": "object"},
-                 handler=forecast.handler, source="core")
+    replacement = Tool(
+        name="forecast",
+        description="new",
+        parameters={"type": "object"},
+        handler=forecast.handler,
+        source="weather",
+    )
+    other = Tool(
+        name="other",
+        description="o",
+        parameters={"type": "object"},
+        handler=forecast.handler,
+        source="core",
+    )
 
     registry.register(replacement)
     registry.register(other)
@@ -110,8 +127,13 @@ def test_register_overwrites_unregister_and_clear_by_source() -> None:
 
 
 def test_guild_scoped_tools_are_offered_only_in_their_guild() -> None:
-    scoped = Tool(name="local", description="l", parameters={"type": "object"},
-                  handler=forecast.handler, guild_id=42)
+    scoped = Tool(
+        name="local",
+        description="l",
+        parameters={"type": "object"},
+        handler=forecast.handler,
+        guild_id=42,
+    )
     registry = ToolRegistry([forecast, scoped])
 
     assert [t.name for t in registry.select(None, 42)] == ["forecast", "local"]
@@ -136,4 +158,6 @@ def test_arguments_are_checked_against_the_schema() -> None:
 def test_outcomes_serialise_as_the_model_expects() -> None:
     assert json.loads(ToolOutcome({"a": 1}).to_content()) == {"output": {"a": 1}, "is_error": False}
     assert json.loads(ToolOutcome("bad", is_error=True).to_content()) == {
-        "is_error": True, "error": "bad"}
+        "is_error": True,
+        "error": "bad",
+    }

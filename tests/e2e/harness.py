@@ -21,8 +21,9 @@ READY_DELAY = 0.05
 IDLE_LIMIT = 15.0
 
 
-def bot_environment(fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path,
-                    **overrides: Any) -> dict[str, str]:
+def bot_environment(
+    fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path, **overrides: Any
+) -> dict[str, str]:
     """Settings, as environment variables, that point every client at the fakes."""
     environ = {
         "DISCORD_TOKEN": fake.token or "fake-bot-token",
@@ -51,11 +52,18 @@ class RunningBot:
     llm: ScriptedLLM
     settings: Settings
 
-    async def mention(self, text: str, *, user_id: int = HANA_ID,
-                      channel_id: int = GENERAL_CHANNEL_ID, **kwargs: Any) -> Json:
+    async def mention(
+        self,
+        text: str,
+        *,
+        user_id: int = HANA_ID,
+        channel_id: int = GENERAL_CHANNEL_ID,
+        **kwargs: Any,
+    ) -> Json:
         """A member mentions the bot; return the message they sent."""
-        return await self.fake.send_user_message(channel_id, user_id, f"<@{self.fake_bot_id}> "
-                                                 f"{text}", mention_bot=True, **kwargs)
+        return await self.fake.send_user_message(
+            channel_id, user_id, f"<@{self.fake_bot_id}> {text}", mention_bot=True, **kwargs
+        )
 
     async def ask(self, text: str, **kwargs: Any) -> tuple[Json, list[Json]]:
         """Mention the bot, wait for its answer to finish; return the mention and the bot's
@@ -69,7 +77,8 @@ class RunningBot:
     def bot_messages_after(self, sent: Json, channel_id: int = GENERAL_CHANNEL_ID) -> list[Json]:
         """The bot's messages in channel_id newer than sent, oldest first."""
         return [
-            m for m in self.fake.messages(channel_id)
+            m
+            for m in self.fake.messages(channel_id)
             if int(m["id"]) > int(sent["id"]) and m["author"]["id"] == str(self.fake_bot_id)
         ]
 
@@ -95,8 +104,9 @@ async def running_bot(
     **overrides: Any,
 ) -> AsyncIterator[RunningBot]:
     """Build the app as `python -m bot run` does, connect it, and close it afterwards."""
-    settings = load_settings(environ=bot_environment(fake, llm, tmp_path, **overrides),
-                             env_file=None)
+    settings = load_settings(
+        environ=bot_environment(fake, llm, tmp_path, **overrides), env_file=None
+    )
     app = await build_app(settings, clock, guild_ready_timeout=READY_DELAY)
     app.core.features.start()
     # With a test clock, jobs armed at "due times" would fire on real time (maybe at once, in a

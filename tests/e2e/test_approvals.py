@@ -42,8 +42,9 @@ async def _card(otomo: RunningBot) -> Json:
 
 
 def _button(card: Json, action: str) -> str:
-    return next(cid for cid in custom_ids(card) if cid.startswith("apv:") and
-                cid.endswith(f":{action}"))
+    return next(
+        cid for cid in custom_ids(card) if cid.startswith("apv:") and cid.endswith(f":{action}")
+    )
 
 
 async def _reminders(otomo: RunningBot, user_id: int = HANA_ID) -> list[str]:
@@ -87,8 +88,13 @@ async def test_reject_with_a_reason_reaches_the_model_next_turn(
         modal = await click.wait_response()
         assert modal["type"] == 9
         field = modal["data"]["components"][0]["components"][0]["custom_id"]
-        submitted = await fake.submit_modal(modal["data"]["custom_id"], {field: "日付が違う"},
-                                            HANA_ID, GENERAL_CHANNEL_ID, int(card["id"]))
+        submitted = await fake.submit_modal(
+            modal["data"]["custom_id"],
+            {field: "日付が違う"},
+            HANA_ID,
+            GENERAL_CHANNEL_ID,
+            int(card["id"]),
+        )
         await submitted.wait_response()
         await fake.wait_until(lambda: "rejected" in card_state(fake.message(int(card["id"]))))
         await otomo.idle()
@@ -103,8 +109,12 @@ async def test_reject_with_a_reason_reaches_the_model_next_turn(
 async def test_always_allow_skips_the_card_next_time_and_is_listed(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:
-    llm.queue(tool_call("create_reminder", REMINDER), text("登録しました"),
-              tool_call("create_reminder", {**REMINDER, "what": "薬"}), text("これも登録"))
+    llm.queue(
+        tool_call("create_reminder", REMINDER),
+        text("登録しました"),
+        tool_call("create_reminder", {**REMINDER, "what": "薬"}),
+        text("これも登録"),
+    )
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
         card = await _card(otomo)
         await fake.click_button(int(card["id"]), _button(card, "always"), HANA_ID)
@@ -153,8 +163,9 @@ async def test_a_click_after_a_restart_resumes_the_conversation(
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
         click = await fake.click_button(int(card["id"]), _button(card, "approve"), HANA_ID)
         assert (await click.wait_response())["type"] == 6
-        await fake.wait_for_message(GENERAL_CHANNEL_ID,
-                                    lambda m: m["content"] == "再起動後でも登録できました")
+        await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "再起動後でも登録できました"
+        )
         await otomo.idle()
 
         assert await _reminders(otomo) == ["歯医者"]

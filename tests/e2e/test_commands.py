@@ -52,8 +52,9 @@ async def test_revoking_an_always_allow_grant_from_the_menu(
         menu = answer["data"]["components"][0]["components"][0]
         message_id = int(listed.original_message()["id"])  # type: ignore[index]
 
-        chosen = await fake.choose_select(message_id, menu["custom_id"], ["create_reminder"],
-                                          HANA_ID)
+        chosen = await fake.choose_select(
+            message_id, menu["custom_id"], ["create_reminder"], HANA_ID
+        )
         await chosen.wait_response()
 
         assert await otomo.app.core.approvals.grants(HANA_ID) == []

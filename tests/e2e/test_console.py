@@ -25,14 +25,26 @@ async def test_console_answers_and_asks_for_approval_on_stdin(
         tool_call("create_reminder", {"when": when, "what": "歯医者"}),
         text("1月5日9時に登録しました"),
     )
-    env = _environment({
-        "LLM_MODEL": "openai/test-model", "LLM_API_BASE": llm.api_base, "LLM_API_KEY": "k",
-        "LLM_NUM_RETRIES": "0", "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'c.db'}",
-        "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"), "LOG_LEVEL": "WARNING",
-    })
+    env = _environment(
+        {
+            "LLM_MODEL": "openai/test-model",
+            "LLM_API_BASE": llm.api_base,
+            "LLM_API_KEY": "k",
+            "LLM_NUM_RETRIES": "0",
+            "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'c.db'}",
+            "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"),
+            "LOG_LEVEL": "WARNING",
+        }
+    )
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "console", cwd=tmp_path, env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "console",
+        cwd=tmp_path,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     script = "こんにちは\n来月の9時に歯医者ってリマインドして\na\n/quit\n"

@@ -25,7 +25,8 @@ async def test_mention_gets_the_models_answer_as_a_reply(
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         sent = await otomo.mention("こんにちは")
         reply = await fake.wait_for_message(
-            GENERAL_CHANNEL_ID, lambda m: m.get("message_reference") is not None,
+            GENERAL_CHANNEL_ID,
+            lambda m: m.get("message_reference") is not None,
             after=int(sent["id"]),
         )
         await otomo.idle()
@@ -87,9 +88,11 @@ async def test_bots_and_unmentioned_messages_are_ignored(
 
         assert llm.request_count == 1
         assert "ただの雑談" not in str(llm.last_request.messages)
-        replies_to_chatter = [m for m in otomo.bot_messages_after(chatter)
-                              if (m.get("message_reference") or {}).get("message_id")
-                              == chatter["id"]]
+        replies_to_chatter = [
+            m
+            for m in otomo.bot_messages_after(chatter)
+            if (m.get("message_reference") or {}).get("message_id") == chatter["id"]
+        ]
         assert replies_to_chatter == []
 
 
@@ -101,8 +104,9 @@ async def test_replying_to_the_bot_counts_as_talking_to_it(
         sent = await otomo.mention("質問")
         first = await fake.wait_for_message(GENERAL_CHANNEL_ID, after=int(sent["id"]))
         await otomo.idle()
-        await fake.send_user_message(GENERAL_CHANNEL_ID, HANA_ID, "もう少し詳しく",
-                                     reply_to=int(first["id"]))
+        await fake.send_user_message(
+            GENERAL_CHANNEL_ID, HANA_ID, "もう少し詳しく", reply_to=int(first["id"])
+        )
         await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda m: "続き" in m["content"])
         await otomo.idle()
 

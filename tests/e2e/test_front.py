@@ -49,7 +49,8 @@ async def test_stop_keeps_the_partial_answer_and_history_records_it(
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         sent = await otomo.mention("長く話して")
         first = await fake.wait_for_message(
-            GENERAL_CHANNEL_ID, lambda msg: any(c.startswith("stop:") for c in custom_ids(msg)),
+            GENERAL_CHANNEL_ID,
+            lambda msg: any(c.startswith("stop:") for c in custom_ids(msg)),
             after=int(sent["id"]),
         )
         stop_id = next(c for c in custom_ids(first) if c.startswith("stop:"))
@@ -158,9 +159,7 @@ async def test_direct_messages_are_answered_without_a_mention(
         assert (fake.message(int(reply["id"])) or {})["content"] == "DMでもどうぞ"
 
 
-async def test_other_bots_mentioning_otomo_are_ignored(
-    tmp_path: Path, llm: ScriptedLLM
-) -> None:
+async def test_other_bots_mentioning_otomo_are_ignored(tmp_path: Path, llm: ScriptedLLM) -> None:
     world = World.default()
     other_bot = FakeUser(1_200_000_000_000_000_099, "helperbot", bot=True)
     world.users.append(other_bot)
@@ -174,6 +173,8 @@ async def test_other_bots_mentioning_otomo_are_ignored(
 
         assert llm.request_count == 1
         assert "hello" not in str(llm.last_request.messages)
-        assert not any((m.get("message_reference") or {}).get("message_id") == robot["id"]
-                       for m in otomo.bot_messages_after(robot))
+        assert not any(
+            (m.get("message_reference") or {}).get("message_id") == robot["id"]
+            for m in otomo.bot_messages_after(robot)
+        )
         assert replies[0]["content"] == "人間にだけ答えます"

@@ -33,19 +33,28 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     llm.queue(text("プロセスから返事です"))
     env = _environment(bot_environment(fake, llm, tmp_path))
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", cwd=tmp_path, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     try:
         await fake.wait_for_gateway_ready(timeout=60)
         sent = await fake.send_user_message(
-            GENERAL_CHANNEL_ID, HANA_ID, "<@BOT> 元気？".replace("BOT", str(fake.world.bot.id)),
+            GENERAL_CHANNEL_ID,
+            HANA_ID,
+            "<@BOT> 元気？".replace("BOT", str(fake.world.bot.id)),
             mention_bot=True,
         )
         reply = await fake.wait_for_message(
             GENERAL_CHANNEL_ID,
             lambda m: m["content"] == "プロセスから返事です",
-            after=int(sent["id"]), timeout=30,
+            after=int(sent["id"]),
+            timeout=30,
         )
     finally:
         process.send_signal(signal.SIGTERM)
@@ -66,18 +75,28 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     ("environment", "sentence"),
     [
         ({}, "DISCORD_TOKEN is not set: copy .env.example to .env and paste your bot token"),
-        ({"DISCORD_TOKEN": "x", "BOT_TIMEZONE": "Mars/Olympus"},
-         "BOT_TIMEZONE 'Mars/Olympus' is not a known time zone"),
-        ({"DISCORD_TOKEN": "x", "LLM_API_BASE": "not a url"},
-         "LLM_API_BASE must be a URL starting with https://"),
+        (
+            {"DISCORD_TOKEN": "x", "BOT_TIMEZONE": "Mars/Olympus"},
+            "BOT_TIMEZONE 'Mars/Olympus' is not a known time zone",
+        ),
+        (
+            {"DISCORD_TOKEN": "x", "LLM_API_BASE": "not a url"},
+            "LLM_API_BASE must be a URL starting with https://",
+        ),
     ],
 )
 async def test_bad_settings_exit_2_with_a_sentence_not_a_traceback(
     tmp_path: Path, environment: dict[str, str], sentence: str
 ) -> None:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", cwd=tmp_path, env=_environment(environment),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        cwd=tmp_path,
+        env=_environment(environment),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
 

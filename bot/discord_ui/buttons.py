@@ -4,7 +4,7 @@ carries everything needed (`apv:<approval id>:<action>`, `stop:<run id>`)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import discord
 
@@ -22,18 +22,24 @@ def _bot(interaction: discord.Interaction[Any]) -> OtomoBot:
     return interaction.client  # type: ignore[no-any-return]
 
 
-class ApprovalButton(
+class IdActionButton(
     discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"apv:(?P<id>[0-9]{1,18}):(?P<action>approve|reject|always)",
+    # Never matches: only the subclasses below are registered with their own templates.
+    template=r"(?!)",
 ):
-    """Approve / Reject / Always allow under a tool card."""
+    """A persistent button whose custom_id is `<prefix>:<id>:<action>`."""
 
-    def __init__(self, approval_id: int, action: str) -> None:
-        label, style = APPROVAL_ACTIONS[action]
+    PREFIX: ClassVar[str]
+    ACTIONS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]]
+
+    def __init__(self, item_id: int, action: str) -> None:
+        label, style = self.ACTIONS[action]
         super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"apv:{approval_id}:{action}")
+            discord.ui.Button(
+                label=label, style=style, custom_id=f"{self.PREFIX}:{item_id}:{action}"
+            )
         )
-        self.approval_id = approval_id
+        self.item_id = item_id
         self.action = action
 
     @classmethod
@@ -47,9 +53,18 @@ class ApprovalButton(
         """Rebuild the button from its custom_id (also after a restart)."""
         return cls(int(match["id"]), match["action"])
 
+
+class ApprovalButton(
+    IdActionButton, template=r"apv:(?P<id>[0-9]{1,18}):(?P<action>approve|reject|always)"
+):
+    """Approve / Reject / Always allow under a tool card."""
+
+    PREFIX = "apv"
+    ACTIONS = APPROVAL_ACTIONS
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the front, which checks who clicked and decides."""
-        await _bot(interaction).front.on_approval_click(interaction, self.approval_id, self.action)
+        await _bot(interaction).front.on_approval_click(interaction, self.item_id, self.action)
 
 
 class StopButton(

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Any, Self
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import discord
 
+from bot.discord_ui.buttons import IdActionButton
 from bot.reminders.buttons import ButtonReply, ReminderButtons
 from bot.reminders.times import localize
 from bot.users import UserPreferences
@@ -24,7 +24,7 @@ NIGHT_ENDS = time(4, 0)
 
 SNOOZES = {"s10": timedelta(minutes=10), "s60": timedelta(hours=1)}
 
-ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+REMINDER_ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "s10": ("10分後 / 10 min", discord.ButtonStyle.secondary),
     "s60": ("1時間後 / 1 h", discord.ButtonStyle.secondary),
     "morning": ("明日の朝 / Tomorrow 8:00", discord.ButtonStyle.secondary),
@@ -45,40 +45,23 @@ def next_morning(now: datetime, tz: ZoneInfo) -> datetime:
 
 
 class ReminderButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"rem:(?P<id>[0-9]{1,18}):(?P<action>s10|s60|morning|done)",
+    IdActionButton, template=r"rem:(?P<id>[0-9]{1,18}):(?P<action>s10|s60|morning|done)"
 ):
     """One of the buttons under a delivered reminder."""
 
-    def __init__(self, reminder_id: int, action: str) -> None:
-        label, style = ACTIONS[action]
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"rem:{reminder_id}:{action}")
-        )
-        self.reminder_id = reminder_id
-        self.action = action
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction[Any],
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> Self:
-        """Rebuild from the custom_id (also after a restart)."""
-        return cls(int(match["id"]), match["action"])
+    PREFIX = "rem"
+    ACTIONS = REMINDER_ACTIONS
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Snooze or mark done; only the owner may (the service checks)."""
         actions: ReminderActions = interaction.client.reminder_actions  # type: ignore[attr-defined]
-        await actions.on_click(interaction, self.reminder_id, self.action)
+        await actions.on_click(interaction, self.item_id, self.action)
 
 
 def reminder_view(reminder_id: int) -> discord.ui.View:
     """The buttons attached to a delivered reminder."""
     view = discord.ui.View(timeout=None)
-    for action in ACTIONS:
+    for action in REMINDER_ACTIONS:
         view.add_item(ReminderButton(reminder_id, action))
     return view
 

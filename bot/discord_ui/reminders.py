@@ -10,6 +10,7 @@ import discord
 
 from bot.discord_ui.reminder_buttons import reminder_view
 from bot.reminders.sending import DeliveryRejected, DeliveryRetryable, ReminderDelivery
+from bot.reminders.times import ENGLISH_UNITS, duration_text
 
 log = logging.getLogger(__name__)
 
@@ -24,17 +25,7 @@ NOT_READY_RETRY_SECONDS = 5.0
 
 def english_duration(delta: timedelta) -> str:
     """A rounded duration for the English half of a message: `45 s`, `1 h 5 min`, `2 d 3 h`."""
-    seconds = max(0, int(delta.total_seconds()))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes = seconds // 60
-    if minutes < 60:
-        return f"{minutes} min"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 24:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    days, hours = divmod(hours, 24)
-    return f"{days} d {hours} h" if hours else f"{days} d"
+    return duration_text(delta, ENGLISH_UNITS)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -62,19 +63,36 @@ def date_text(day: date) -> str:
     return f"{day.year}年{day.month}月{day.day}日({WEEKDAY_KANJI[day.weekday()]})"
 
 
-def duration_text(delta: timedelta) -> str:
-    """A rounded duration in Japanese: `45秒`, `5分`, `1時間5分`, `2日3時間`."""
+@dataclass(frozen=True)
+class DurationUnits:
+    """How a language writes seconds, minutes, hours and days, and what joins two parts."""
+
+    second: str
+    minute: str
+    hour: str
+    day: str
+    joiner: str
+
+
+JAPANESE_UNITS = DurationUnits("秒", "分", "時間", "日", "")
+ENGLISH_UNITS = DurationUnits(" s", " min", " h", " d", " ")
+
+
+def duration_text(delta: timedelta, units: DurationUnits = JAPANESE_UNITS) -> str:
+    """A rounded duration: `45秒`, `5分`, `1時間5分`, `2日3時間` (or `1 h 5 min` in English)."""
     seconds = max(0, int(delta.total_seconds()))
     if seconds < 60:
-        return f"{seconds}秒"
+        return f"{seconds}{units.second}"
     minutes = seconds // 60
     if minutes < 60:
-        return f"{minutes}分"
+        return f"{minutes}{units.minute}"
     hours, minutes = divmod(minutes, 60)
     if hours < 24:
-        return f"{hours}時間{minutes}分" if minutes else f"{hours}時間"
+        rest = f"{units.joiner}{minutes}{units.minute}" if minutes else ""
+        return f"{hours}{units.hour}{rest}"
     days, hours = divmod(hours, 24)
-    return f"{days}日{hours}時間" if hours else f"{days}日"
+    rest = f"{units.joiner}{hours}{units.hour}" if hours else ""
+    return f"{days}{units.day}{rest}"
 
 
 def utc_offset_text(instant: datetime, tz: ZoneInfo) -> str:

@@ -98,3 +98,15 @@ def test_describe_is_one_line_for_people() -> None:
         tz=TOKYO,
     )
     assert describe(view, TOKYO, now=START) == "#3 11月20日(金) 10:00 「ゴミ出し」"
+
+
+def test_durations_read_naturally_in_japanese_and_english() -> None:
+    from datetime import timedelta
+
+    from bot.reminders.times import ENGLISH_UNITS, duration_text
+
+    assert duration_text(timedelta(seconds=45)) == "45秒"
+    assert duration_text(timedelta(minutes=65)) == "1時間5分"
+    assert duration_text(timedelta(days=2, hours=3)) == "2日3時間"
+    assert duration_text(timedelta(minutes=65), ENGLISH_UNITS) == "1 h 5 min"
+    assert duration_text(timedelta(days=2), ENGLISH_UNITS) == "2 d"

@@ -78,6 +78,9 @@ def _import_litellm() -> Any:
 
     # litellm prints provider help banners on errors; our own sentences replace them.
     litellm.suppress_debug_info = True
+    # Any provider: drop OpenAI-only options (e.g. stream_options) a provider does not accept
+    # instead of failing the call.
+    litellm.drop_params = True
     return litellm
 
 

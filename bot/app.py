@@ -256,9 +256,12 @@ def _stop_on_signals(close: Callable[[], object]) -> Callable[[], None]:
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, request_close)
-            installed.append(sig)
         except (NotImplementedError, RuntimeError):
-            pass
+            # Event loops without signal support (Windows): Ctrl-C then arrives as
+            # KeyboardInterrupt, which `python -m bot` turns into a clean exit.
+            log.debug("Signal %s cannot be handled by this event loop", sig.name)
+            continue
+        installed.append(sig)
 
     def remove() -> None:
         for sig in installed:

@@ -12,6 +12,7 @@ from bot.agent.llm import LLMClient
 from bot.agent.loop import PromptInput
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tips, WordPool, chat_instructions, chat_tools, persona_text
+from bot.chat.tips import TOPICS_NEEDED
 from bot.clock import Clock
 from bot.handlers import router
 from bot.handlers.catalog import HandlerParts
@@ -132,9 +133,12 @@ def build_features(
     tips = Tips(database.sessions, clock, settings, complete, word_pool)
 
     async def chat_section(_: PromptInput) -> str:
-        topics = await word_pool.recent_topics(CHAT_TOPICS_IN_PROMPT)
+        # One read of the pool serves both the prompt's topics and the tip topic.
+        topics = await word_pool.recent_topics(max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED))
         return chat_instructions(
-            persona_text(settings), [t.word for t in topics], await tips.pick_tip_topic()
+            persona_text(settings),
+            [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
+            await tips.pick_tip_topic(topics),
         )
 
     parts.add_section(router.CHAT, chat_section)

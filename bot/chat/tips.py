@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +31,8 @@ TIPS_JOB_ID = "useless_tips"
 TIPS_MISFIRE_GRACE_SECONDS = 600
 AVOID_LAST_TOPICS = 3  # none of the last three tips' topics is picked again
 TOPIC_CANDIDATES = 10  # the strongest pool words a topic is drawn from
+# How many topics pick_tip_topic needs when handed them: candidates left after the recent ones.
+TOPICS_NEEDED = TOPIC_CANDIDATES + AVOID_LAST_TOPICS
 HISTORY_KEPT = 100  # tips_history rows kept
 MAX_TIP_CHARS = 300
 
@@ -158,14 +160,18 @@ class Tips:
             )
             return list(rows)
 
-    async def pick_tip_topic(self) -> str:
-        """A strong recent topic not used by the last tips (a fallback topic if none is left)."""
+    async def pick_tip_topic(self, topics: Sequence[Topic] | None = None) -> str:
+        """A strong recent topic not used by the last tips (a fallback topic if none is left).
+
+        Pass topics already read from the pool (strongest first, at least TOPICS_NEEDED) to
+        spare a second read of it.
+        """
         recent = set(await self.last_topics())
-        candidates = [
-            t
-            for t in await self._topics.recent_topics(TOPIC_CANDIDATES + len(recent))
-            if t.word not in recent and len(t.word) <= WORD_MAX_CHARS
-        ][:TOPIC_CANDIDATES]
+        if topics is None:
+            topics = await self._topics.recent_topics(TOPIC_CANDIDATES + len(recent))
+        candidates = [t for t in topics if t.word not in recent and len(t.word) <= WORD_MAX_CHARS][
+            :TOPIC_CANDIDATES
+        ]
         if candidates:
             # Weighted by score: the talk of the day is likelier, but not the only choice.
             chosen = self._rng.choices(candidates, weights=[t.score for t in candidates])

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import aiohttp
 import discord
 
 from bot.chat import Tip
+from bot.discord_ui.send_errors import classify
 from bot.posting import PermanentPostError, TransientPostError
 from bot.weather import DailyWeatherReport
 
@@ -41,17 +41,12 @@ class ChannelPoster:
         channel = self.client.get_partial_messageable(channel_id)
         try:
             return await channel.send(**kwargs)
-        except (discord.Forbidden, discord.NotFound) as exc:
-            raise PermanentPostError(
-                f"channel {channel_id}: {exc.status} {exc.text or 'refused'}"
-            ) from exc
-        except discord.HTTPException as exc:
-            if exc.status == 429 or exc.status >= 500:
-                raise TransientPostError(f"channel {channel_id}: {exc.status}") from exc
-            # 400s such as "cannot send messages to this user" will not pass by retrying.
-            raise PermanentPostError(f"channel {channel_id}: {exc.status} {exc.text}") from exc
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            raise TransientPostError(f"channel {channel_id}: {exc!r}") from exc
+        except Exception as exc:
+            failure = classify(exc)
+            if failure is None:
+                raise
+            error = TransientPostError if failure.retryable else PermanentPostError
+            raise error(f"channel {channel_id}: {failure.reason}") from exc
 
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-import aiohttp
 import discord
 
 from bot.discord_ui.reminder_buttons import reminder_view
+from bot.discord_ui.send_errors import classify
 from bot.reminders.sending import DeliveryRejected, DeliveryRetryable, ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text
 
@@ -65,15 +65,6 @@ def reminder_embed(delivery: ReminderDelivery) -> discord.Embed:
     return embed
 
 
-def _retry_after(exc: discord.HTTPException) -> float | None:
-    """Discord's Retry-After header of a 429, in seconds, when it sent one."""
-    headers = getattr(exc.response, "headers", None) or {}
-    try:
-        return float(headers["Retry-After"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 class DiscordReminderSender:
     """Implements ReminderSender: posts in the origin channel, pinging only the requester."""
 
@@ -100,24 +91,16 @@ class DiscordReminderSender:
                     users=[discord.Object(delivery.user_id)],
                 ),
             )
-        except (discord.Forbidden, discord.NotFound) as exc:
-            raise DeliveryRejected(_describe(exc)) from exc
-        except discord.RateLimited as exc:
-            # Raised instead of waiting when the client has a max_ratelimit_timeout.
-            raise DeliveryRetryable(exc.retry_after, "Discord rate limit") from exc
-        except discord.HTTPException as exc:
-            if exc.status == 429:
-                raise DeliveryRetryable(_retry_after(exc), _describe(exc)) from exc
-            if exc.status >= 500:
-                raise DeliveryRetryable(None, _describe(exc)) from exc
-            raise DeliveryRejected(_describe(exc)) from exc
-        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-            raise DeliveryRetryable(None, f"network error: {exc!r}") from exc
         except Exception as exc:
-            if self.client.is_closed():
+            failure = classify(exc)
+            if failure is None and self.client.is_closed():
                 # The bot is shutting down under this send; not the channel's fault.
                 raise DeliveryRetryable(NOT_READY_RETRY_SECONDS, "the bot was closing") from exc
-            raise
+            if failure is None:
+                raise
+            if failure.retryable:
+                raise DeliveryRetryable(failure.retry_after, failure.reason) from exc
+            raise DeliveryRejected(failure.reason) from exc
         return message.id
 
     async def notify_owner(self, delivery: ReminderDelivery, reason: str) -> None:
@@ -146,10 +129,3 @@ class DiscordReminderSender:
                 exc.status,
                 exc.text,
             )
-
-
-def _describe(exc: discord.HTTPException) -> str:
-    """`403 Missing Access (50001)`: short, for the row's last_error and the owner's DM."""
-    text = exc.text or getattr(exc.response, "reason", None) or "error"
-    code = f" ({exc.code})" if exc.code else ""
-    return f"{exc.status} {text}{code}"

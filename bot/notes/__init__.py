@@ -2,6 +2,7 @@
 
 from bot.notes.instructions import NOTES_INSTRUCTIONS
 from bot.notes.notebook import (
+    MAX_NOTES_PER_SERVER,
     NOTE_MAX_CHARS,
     NoteAuthor,
     Notebook,
@@ -13,6 +14,7 @@ from bot.notes.notebook import (
 from bot.notes.tools import NOTE_TOOLS
 
 __all__ = [
+    "MAX_NOTES_PER_SERVER",
     "NOTES_INSTRUCTIONS",
     "NOTE_MAX_CHARS",
     "NOTE_TOOLS",

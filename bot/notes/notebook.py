@@ -223,14 +223,29 @@ class Notebook:
 
     async def search(self, guild_id: int, query: str, limit: int = 5) -> list[NoteHit]:
         """The server's notes that best match a question, best first."""
+        # Plain columns, not ORM objects: building 1,000 entities would hold the event loop.
         async with self._sessions() as session:
-            rows = (await session.scalars(select(Note).where(Note.guild_id == guild_id))).all()
-        if not rows:
+            candidates = [
+                (note_id, f"{title}\n{body}", terms)
+                for note_id, title, body, terms in await session.execute(
+                    select(Note.id, Note.title, Note.body, Note.terms).where(
+                        Note.guild_id == guild_id
+                    )
+                )
+            ]
+        if not candidates:
             return []
-        by_id = {row.id: row for row in rows}
-        candidates = [(r.id, f"{r.title}\n{r.body}", r.terms) for r in rows]
         ranked = await run_in_worker(rank_notes, query, candidates, limit)
-        return [NoteHit(NoteView.of(by_id[r.note_id]), r.relevance, r.snippet) for r in ranked]
+        if not ranked:
+            return []
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Note).where(Note.id.in_([r.note_id for r in ranked]))
+            )
+            by_id = {row.id: NoteView.of(row) for row in rows}
+        return [
+            NoteHit(by_id[r.note_id], r.relevance, r.snippet) for r in ranked if r.note_id in by_id
+        ]
 
     async def cited_matches(
         self, guild_id: int, query: str, limit: int, tz: ZoneInfo

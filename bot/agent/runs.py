@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.llm import Usage
@@ -64,9 +64,6 @@ class RunState:
     model: str | None = None
     # Images of this run's own message (key -> data URL); never stored.
     images: dict[str, str] = field(default_factory=dict)
-
-
-Settle = Literal["continue", "rejected", "interrupted"]
 
 
 class Stopped(Exception):

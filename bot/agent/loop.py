@@ -13,11 +13,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent import planning
-from bot.agent.approvals import ApprovalService
+from bot.agent.approvals import ApprovalService, Status
+from bot.agent.attachments import AttachmentLimits, prepare, quoted_ids
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
-from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Settle, Stopped, race
-from bot.agent.tool_calls import ToolCalls
+from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
+from bot.agent.shared import Shared
+from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.clock import Clock
 from bot.settings import Settings
@@ -25,6 +27,9 @@ from bot.settings import Settings
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
 log = logging.getLogger(__name__)
+
+# Characters of each quoted message that join the text handlers see (knowledge search).
+QUOTE_CHARS_FOR_PROMPT = 500
 
 
 class Agent:
@@ -57,16 +62,32 @@ class Agent:
         )
 
     async def run(
-        self, request: RunRequest, text: str, stop: asyncio.Event | None = None
+        self,
+        request: RunRequest,
+        text: str,
+        stop: asyncio.Event | None = None,
+        *,
+        shared: Shared | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Answer a new user message: record it, then continue the conversation."""
-        state = RunState(request, stop or asyncio.Event())
+        """Answer a new user message (with what it shares): record it, then continue."""
+        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
         async for event in self.calls.invalidate_leftovers(request):
             yield event
-        await self.store.append(
-            request.conversation_key,
-            m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name),
-        )
+        message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
+        if shared is not None and not shared.empty:
+            assert state.model is not None
+            prepared = await prepare(
+                shared,
+                AttachmentLimits.from_settings(self.settings),
+                vision=self.llm.supports_vision(state.model),
+                model=state.model,
+                quoted_before=quoted_ids(await self.store.context(request.conversation_key)),
+            )
+            message.files, message.quotes = prepared.files, prepared.quotes
+            state.images = prepared.images
+            if prepared.warnings:
+                yield ev.Notice("\n".join(prepared.warnings))
+        await self.store.append(request.conversation_key, message)
         async for event in self._continue(state, plan=self.settings.agent_planning):
             yield event
 
@@ -76,10 +97,17 @@ class Agent:
         stop: asyncio.Event | None = None,
         timezone: ZoneInfo | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Continue a conversation from stored state after a decision no live run was awaiting."""
+        """Continue a conversation from stored history once its approval row was decided or
+        expired: the only way a run goes on after a card (in any process)."""
         row = await self.approvals.get(approval_id)
         if row is None:
             yield ev.Failed("That request no longer exists.", "unknown_approval")
+            return
+        if row.status == Status.PENDING:
+            return
+        waiting = await self.calls.unanswered(row.conversation_key)
+        if row.tool_call_id not in {call.id for call in waiting}:
+            # Already settled (the conversation moved on, or another resume got there first).
             return
         request = RunRequest(
             user_id=row.requester_id,
@@ -91,7 +119,7 @@ class Agent:
             timezone=timezone or self.settings.timezone,
             origin_message_id=row.origin_message_id,
         )
-        state = RunState(request, stop or asyncio.Event())
+        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
         async for event in self._continue(state, plan=False):
             yield event
 
@@ -100,12 +128,16 @@ class Agent:
     async def _continue(self, state: RunState, *, plan: bool) -> AsyncIterator[ev.AgentEvent]:
         handler = self.handlers.get(state.request.handler) or self.handlers["general"]
         while True:
-            outcome: list[Settle] = []
-            async for event in self.calls.settle(state, handler, outcome):
-                yield event
-            if outcome and outcome[0] != "continue":
-                reason: ev.DoneReason = "rejected" if outcome[0] == "rejected" else "interrupted"
-                yield ev.Done(state.last_text, reason, state.usage)
+            end: SettleEndKind = "continue"
+            async for step in self.calls.settle(state, handler):
+                if isinstance(step, SettleEnd):
+                    end = step.kind
+                else:
+                    yield step
+            if end == "elsewhere":
+                return  # another run already carries this conversation on
+            if end != "continue":
+                yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
                 notice = (
@@ -136,11 +168,15 @@ class Agent:
             state.steps += 1
             yield ev.RoundEnd(state.steps)
             if planning_round:
-                wants_tools = planning.intent(turn.text)
-                if not wants_tools:
+                if planning.intent(turn.text) is False:
                     self._after_answer(state.request)
                     yield ev.Done(state.last_text, "answered", state.usage)
                     return
+                # <need_tool> or no tag at all: the tool loop follows, after a marker that
+                # hands the turn back to the model.
+                await self.store.append(
+                    state.request.conversation_key, m.UserMessage(text=planning.CONTINUE)
+                )
                 continue
             if not turn.tool_calls:
                 self._after_answer(state.request)
@@ -154,7 +190,7 @@ class Agent:
         history = await self.store.context(request.conversation_key)
         system = await handler.instructions(self._prompt_input(request, history))
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        messages += m.to_llm(history)
+        messages += m.to_llm(history, state.images)
         tools: list[dict[str, Any]] | None = None
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
@@ -165,7 +201,11 @@ class Agent:
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
-            messages, tools, purpose=handler.name, conversation_key=request.conversation_key
+            messages,
+            tools,
+            purpose=handler.name,
+            conversation_key=request.conversation_key,
+            model=state.model,
         )
         iterator = stream.__aiter__()
         try:
@@ -233,7 +273,20 @@ class Agent:
         )
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
-        latest = next((x.text for x in reversed(history) if isinstance(x, m.UserMessage)), "")
+        user = next(
+            (
+                x
+                for x in reversed(history)
+                if isinstance(x, m.UserMessage) and x.text != planning.CONTINUE
+            ),
+            None,
+        )
+        # What the member replied to often says more about the topic than "これ本当？".
+        latest = (
+            " ".join([user.text, *(q.text[:QUOTE_CHARS_FOR_PROMPT] for q in user.quotes)])
+            if user
+            else ""
+        )
         return PromptInput(
             text=latest,
             user_name=request.user_name,

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.llm import Usage
@@ -60,9 +60,10 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     steps: int = 0
     last_text: str = ""
-
-
-Settle = Literal["continue", "rejected", "interrupted"]
+    # The model of the whole run, chosen when it starts (None: the current choice per call).
+    model: str | None = None
+    # Images of this run's own message (key -> data URL); never stored.
+    images: dict[str, str] = field(default_factory=dict)
 
 
 class Stopped(Exception):

@@ -184,6 +184,17 @@ CHAT_CUES: tuple[Cue, ...] = (
 )
 
 GENERAL_CUES: tuple[Cue, ...] = (
+    # The notebook's tools live in the general (and chat) handler: "雨の日の集合場所をメモして"
+    # must not reach the weather handler, which cannot write notes; "リマインドして" still wins.
+    cue(
+        "notebook words",
+        GENERAL,
+        4,
+        words="めも|のーと|備忘録|memo|note this|note that|note it|note down|take a note|"
+        "make a note|the notes|our notes|my notes|notebook|write this down|write that down|"
+        "write it down|jot",
+        lemmas="メモる|書き留める",
+    ),
     cue("a knowledge question", GENERAL, 3, needs=KNOWLEDGE, unless=PAST),
     cue("do you remember", GENERAL, 3, regex=r"覚えて(る|ます|い(る|ます))\s*(\?|？|か)"),
 )

@@ -28,6 +28,7 @@ from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
 from bot.discord_ui.reminders import DiscordReminderSender
+from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.reminders.delivery import DeliveryEngine
@@ -58,11 +59,13 @@ class Core:
     agent: Agent
     scheduler: AsyncIOScheduler
     features: Features
+    extools: ExternalToolsRuntime
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        await self.extools.stop()
         await self.store.wait_for_summaries()
         await self.features.close()
         await self.database.dispose()
@@ -85,6 +88,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         frozenset(settings.auto_approve_tools),
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
+    handlers = build_handlers(parts)
+    extools = build_external_tools(
+        settings, clock, database.sessions, registry, frozenset(handlers)
+    )
     agent = Agent(
         settings=settings,
         clock=clock,
@@ -93,7 +100,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         registry=registry,
         approvals=approvals,
         store=store,
-        handlers=build_handlers(parts),
+        handlers=handlers,
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
@@ -109,6 +116,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         agent,
         scheduler,
         features,
+        extools,
     )
 
 
@@ -124,6 +132,7 @@ class App:
     async def on_ready_once(self) -> None:
         """First connection: deliver overdue reminders, expire stale approval cards."""
         try:
+            await self.core.extools.start()
             await self.reminders.start()
             await self.bot.front.expire_overdue_cards()
         finally:
@@ -164,7 +173,10 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         make_front=make_front,
         cogs=[
             lambda client: CoreCommands(
-                client, core.approvals, web_search=settings.tavily_api_key is not None
+                client,
+                core.approvals,
+                web_search=settings.tavily_api_key is not None,
+                extools=core.extools,
             ),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
             lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),

@@ -43,8 +43,10 @@ class ToolCalls:
         key = state.request.conversation_key
         unanswered = await self.unanswered(key)
         for position, call in enumerate(unanswered):
-            tool_item = self.registry.get(call.name)
-            if tool_item is None or call.name not in handler.tools:
+            tool_item = self.registry.offers(
+                call.name, handler.tools, state.request.guild_id, handler.name
+            )
+            if tool_item is None:
                 available = ", ".join(handler.tools) or "none"
                 content = ToolOutcome(
                     f"There is no tool called {call.name!r} here. Available tools: {available}.",
@@ -80,6 +82,7 @@ class ToolCalls:
                 approval_id=approval_id if isinstance(approval_id, int) else None,
             )
             ctx = self._make_context(state.request)
+            ctx.call_id, ctx.raw_arguments = call.id, call.arguments
             try:
                 result = await race(execute(tool_item, ctx, arguments), state.stop)
             except Stopped:
@@ -148,6 +151,7 @@ class ToolCalls:
                 existing.id,
                 existing.requester_id,
                 existing.expires_at,
+                source=None if tool_item.source == "core" else tool_item.source,
             )
             status = await self.approvals.wait(existing.id, state.stop)
         verdict.extend(["person" if status == Status.APPROVED else status, existing.id])

@@ -1,7 +1,7 @@
 """external tools registered over the tools API
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-01
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from alembic import op
 
 import bot.storage.base
 
-revision: str = "0006"
-down_revision: str | None = "0005"
+revision: str = "0007"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

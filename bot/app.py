@@ -93,10 +93,6 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         frozenset(settings.auto_approve_tools),
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
-    handlers = build_handlers(parts)
-    extools = build_external_tools(
-        settings, clock, database.sessions, registry, frozenset(handlers)
-    )
     agent = Agent(
         settings=settings,
         clock=clock,
@@ -105,7 +101,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         registry=registry,
         approvals=approvals,
         store=store,
-        handlers=handlers,
+        handlers=build_handlers(parts),
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
@@ -122,7 +118,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         scheduler,
         features,
         Retention.from_settings(database.sessions, clock, settings),
-        extools,
+        build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
     )
 
 
@@ -187,10 +183,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         make_front=make_front,
         cogs=[
             lambda client: CoreCommands(
-                client,
-                core.approvals,
-                web_search=settings.tavily_api_key is not None,
-                extools=core.extools,
+                client, core.approvals, settings.tavily_api_key is not None, core.extools
             ),
             lambda client: MemoryCommands(
                 client,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -54,9 +55,10 @@ def build_external_tools(
     clock: Clock,
     sessions: async_sessionmaker[AsyncSession],
     registry: ToolRegistry,
-    handler_names: frozenset[str],
+    handlers: Iterable[str],
 ) -> ExternalToolsRuntime:
     """The catalog always (registrations in the database); MCP and the API when configured."""
+    handler_names = frozenset(handlers)
     trusted = frozenset(settings.trusted_tool_sources)
     catalog = ExternalTools(
         sessions,

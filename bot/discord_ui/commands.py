@@ -1,4 +1,4 @@
-"""Core slash commands: /otomo help and /tools allowed (thin: they call services)."""
+"""Core slash commands: /otomo help, /tools allowed and /tools list (thin: they call services)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from discord.ext import commands
 
 from bot.agent.approvals import ApprovalService
 from bot.agent.models import ModelChoice
+from bot.discord_ui.tools_list import show_tools
+from bot.extools import ExternalToolsRuntime
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -126,12 +128,14 @@ class CoreCommands(commands.Cog):
         bot: OtomoBot,
         approvals: ApprovalService,
         web_search: bool,
+        extools: ExternalToolsRuntime | None = None,
         models: ModelChoice | None = None,
         sees_images: Callable[[str], bool] = lambda _: False,
     ) -> None:
         self.bot = bot
         self.approvals = approvals
         self.web_search = web_search
+        self.extools = extools
         self.models = models
         self.sees_images = sees_images
 
@@ -170,3 +174,13 @@ class CoreCommands(commands.Cog):
             view=GrantsView(self.approvals, interaction.user.id, names),
             ephemeral=True,
         )
+
+    @tools.command(name="list", description="外部ツールと状態（管理者）/ External tools (admins)")
+    async def list_tools(self, interaction: discord.Interaction[Any]) -> None:
+        """List tools from plugins and MCP servers with their source, scope and health."""
+        if self.extools is None:
+            await interaction.response.send_message(
+                "外部ツールはありません。/ No external tools.", ephemeral=True
+            )
+            return
+        await show_tools(interaction, self.extools)

@@ -1,6 +1,15 @@
 """Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
 
-from bot.storage import agent, chat, knowledge, models_choice, notes, reminders, users
+from bot.storage import (
+    agent,
+    chat,
+    external_tools,
+    knowledge,
+    models_choice,
+    notes,
+    reminders,
+    users,
+)
 from bot.storage.base import Base
 
 metadata = Base.metadata
@@ -9,6 +18,7 @@ __all__ = [
     "Base",
     "agent",
     "chat",
+    "external_tools",
     "knowledge",
     "metadata",
     "models_choice",

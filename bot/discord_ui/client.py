@@ -80,7 +80,7 @@ class OtomoBot(commands.Bot):
             runs=runs,
             tasks=self.tasks,
         )
-        self.conversations = Conversations(staff, lambda: self.user)
+        self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
         self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
         self.stop_clicks = StopControl(runs, settings)

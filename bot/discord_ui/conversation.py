@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.card_owner import CardOwner
 from bot.discord_ui.gate import Gate, is_approver
+from bot.discord_ui.intake import read_shared
 from bot.discord_ui.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.renderer import DeliveryBroken, RunRenderer
 from bot.handlers.router import route
@@ -64,14 +65,14 @@ class Staff:
 class Conversations:
     """Runs the agent for each message that is for us, within the fairness limits."""
 
-    def __init__(self, staff: Staff, me: Callable[[], discord.ClientUser | None]) -> None:
+    def __init__(self, staff: Staff, client: discord.Client) -> None:
         self.staff = staff
-        self._me = me
+        self._client = client
         self.gate = Gate(staff.settings, staff.runs.busy)
 
     async def on_message(self, message: discord.Message) -> None:
         """Answer a message if it is for us; refuse with a sentence when a limit is hit."""
-        verdict = self.gate.check(message, self._me())
+        verdict = self.gate.check(message, self._client.user)
         if verdict.refusal is not None:
             await reply_plain(message, verdict.refusal)
             return
@@ -111,7 +112,8 @@ class Conversations:
                 key=request.conversation_key,
                 reply_to=message,
             )
-            await renderer.consume(staff.agent.run(request, text, run.stop))
+            shared = await read_shared(message, self._client)
+            await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
         except DeliveryBroken:
             run.stop.set()
         except Exception:

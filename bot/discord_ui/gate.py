@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import discord
 
+from bot.discord_ui.intake import shares_anything
 from bot.settings import Settings
 
 
@@ -101,7 +102,7 @@ class Gate:
 
     def _refusal(self, message: discord.Message, text: str) -> str | None:
         limit = self.settings.max_input_chars
-        if not text:
+        if not text and not shares_anything(message):
             return "はい、何でしょう？ / Yes? Mention me with a question or request."
         if len(text) > limit:
             return (

@@ -132,11 +132,15 @@ class ApprovalDesk:
         await self.staff.cards.move(
             CardKey(request.conversation_key, request.tool_call_id),
             state,
-            base=card_from_request(request),
+            base=card_from_request(request, self._source_of(request.tool_name)),
             fallback=fallback,
             decided_by=decided_by,
             detail=request.reason,
         )
+
+    def _source_of(self, tool_name: str) -> str | None:
+        found = self.staff.agent.registry.get(tool_name)
+        return None if found is None or found.source == "core" else found.source
 
     async def resume(self, request: ApprovalRequest) -> None:
         """Run the rest of the conversation after a decision, rendered in its channel."""
@@ -159,10 +163,11 @@ class ApprovalDesk:
             staff.runs.end(run)
 
 
-def card_from_request(request: ApprovalRequest) -> ToolCard:
+def card_from_request(request: ApprovalRequest, source: str | None = None) -> ToolCard:
     """A card rebuilt from the stored request (used when another process showed it)."""
     return ToolCard(
         name=request.tool_name,
+        source=source,
         arguments=decode_arguments(request),
         requester_id=request.requester_id,
         approval_id=request.id,

@@ -145,6 +145,7 @@ class RunRenderer:
                     requester_id=event.requester_id,
                     expires_at=event.expires_at,
                     approval_id=event.approval_id,
+                    source=event.source,
                 )
             case ev.ToolExecuting():
                 await self._move(

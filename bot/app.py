@@ -24,6 +24,7 @@ from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.front import Front
 from bot.discord_ui.kb_commands import KnowledgeCommands
+from bot.discord_ui.notes_commands import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
@@ -168,6 +169,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
             ),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
             lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
+            lambda client: NotesCommands(features.notebook, core.preferences),
         ],
         on_ready_hooks=[ready],
         message_hooks=[observe],

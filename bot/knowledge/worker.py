@@ -7,12 +7,15 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
+from typing import Any, TypeVar
 
 from bot.knowledge.synonyms import Vocabulary
 from bot.knowledge.terms import DocumentAnalysis
 from bot.knowledge.vocabulary import builtin_groups, parse_vocabulary
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # (text, fallback title) → analysis; injectable so tests can count tokenisations.
 Analyser = Callable[[str, str], DocumentAnalysis]
@@ -30,6 +33,12 @@ def _analysis_executor() -> ThreadPoolExecutor:
     if _executor is None:
         _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-analyse")
     return _executor
+
+
+async def run_in_worker(func: Callable[..., T], *args: Any) -> T:
+    """Run other janome work (a note's terms, a ranking) on the same thread and tokenizer."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_analysis_executor(), func, *args)
 
 
 async def analyse_in_worker(

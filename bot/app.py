@@ -17,6 +17,8 @@ from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
+from bot.agent.memory import ConversationMemory
+from bot.agent.retention import Retention, schedule_retention
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tip, schedule_tips
 from bot.clock import Clock, SystemClock
@@ -24,6 +26,7 @@ from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.front import Front
 from bot.discord_ui.kb_commands import KnowledgeCommands
+from bot.discord_ui.memory_commands import MemoryCommands
 from bot.discord_ui.notes_commands import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
@@ -59,6 +62,7 @@ class Core:
     agent: Agent
     scheduler: AsyncIOScheduler
     features: Features
+    retention: Retention
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
@@ -110,6 +114,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         agent,
         scheduler,
         features,
+        Retention.from_settings(database.sessions, clock, settings),
     )
 
 
@@ -125,10 +130,18 @@ class App:
     async def on_ready_once(self) -> None:
         """First connection: deliver overdue reminders, expire stale approval cards."""
         try:
+            await self._enforce_retention()
             await self.reminders.start()
             await self.bot.front.expire_overdue_cards()
         finally:
             self.started.set()
+
+    async def _enforce_retention(self) -> None:
+        # A pass missed while the bot was down runs now; a failure must not keep it offline.
+        try:
+            await self.core.retention.enforce()
+        except Exception:
+            log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:
         """Stop deliveries, then the core."""
@@ -167,6 +180,14 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
             lambda client: CoreCommands(
                 client, core.approvals, web_search=settings.tavily_api_key is not None
             ),
+            lambda client: MemoryCommands(
+                client,
+                ConversationMemory(core.database.sessions),
+                core.database.sessions,
+                core.preferences,
+                core.clock.now,
+                settings.history_retention_days,
+            ),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
             lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
             lambda client: NotesCommands(features.notebook, core.preferences),
@@ -198,6 +219,7 @@ def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
     async def sweep_approvals() -> None:
         await bot.front.expire_overdue_cards()
 
+    schedule_retention(core.scheduler, core.retention, settings)
     core.scheduler.add_job(
         sweep_approvals,
         "interval",

@@ -23,6 +23,7 @@ HELP_JA = """**Otomo（お供）でできること**
 • 🔐 実行前に確認が必要な操作はボタンで **承認 / 却下 / 常に許可** できます。
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
 • ⏹️ 回答中は **停止** ボタンで止められます。
+• 🧠 `/otomo memory` で覚えている会話を確認、`/otomo forget` で削除できます。
 """
 
 HELP_EN = """**What Otomo can do**
@@ -35,6 +36,7 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
 • 🔐 Actions with side effects wait for your **Approve / Reject / Always allow**.
   Review or revoke your always-allow grants with `/tools allowed`.
 • ⏹️ Press **Stop** to interrupt an answer.
+• 🧠 `/otomo memory` shows what I keep of our conversation; `/otomo forget` deletes it.
 """
 
 WEB_SEARCH_OFF_JA = (

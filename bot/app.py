@@ -43,8 +43,8 @@ from bot.weather import DailyWeatherReport, schedule_daily_weather
 
 log = logging.getLogger(__name__)
 
-# How often approvals left pending by a restart are checked for expiry.
-APPROVAL_SWEEP_SECONDS = 30
+# How often overdue approvals are expired; the sweep is what ends an unanswered card.
+APPROVAL_SWEEP_SECONDS = 10
 
 
 @dataclass

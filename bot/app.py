@@ -18,6 +18,7 @@ from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
 from bot.agent.memory import ConversationMemory
+from bot.agent.provider import import_litellm
 from bot.agent.retention import Retention, schedule_retention
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tip, schedule_tips
@@ -76,6 +77,8 @@ class Core:
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     """Create and migrate the database and build the agent with every feature's tools."""
     clock = clock or SystemClock()
+    # Seconds of import: done here, before the gateway connects, never on the event loop later.
+    import_litellm()
     database = create_database(settings.database_url)
     await upgrade(database)
     preferences = UserPreferences(database.sessions, clock, settings.timezone)

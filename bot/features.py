@@ -26,6 +26,7 @@ from bot.knowledge import (
 )
 from bot.knowledge.tools import NoteSearch
 from bot.notes import NOTE_TOOLS, NOTES_INSTRUCTIONS, Notebook
+from bot.notes.context import notes_context
 from bot.reminders.buttons import ReminderButtons
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.service import ReminderService
@@ -188,10 +189,15 @@ def add_notes(
     for item in NOTE_TOOLS:
         registry.register(item)
 
-    async def notes_section(_: PromptInput) -> str:
-        return NOTES_INSTRUCTIONS
+    notebook = Notebook(database.sessions, clock)
+
+    async def notes_section(prompt: PromptInput) -> str:
+        if prompt.guild_id is None:
+            return NOTES_INSTRUCTIONS
+        found = await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
+        return "\n\n".join(part for part in (NOTES_INSTRUCTIONS, found) if part)
 
     for handler in (router.GENERAL, router.CHAT):
         parts.add_tools(handler, [t.name for t in NOTE_TOOLS])
         parts.add_section(handler, notes_section)
-    return Notebook(database.sessions, clock)
+    return notebook

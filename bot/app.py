@@ -33,6 +33,7 @@ from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
 from bot.discord_ui.reminders import DiscordReminderSender
+from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.reminders.delivery import DeliveryEngine
@@ -64,11 +65,13 @@ class Core:
     scheduler: AsyncIOScheduler
     features: Features
     retention: Retention
+    extools: ExternalToolsRuntime
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        await self.extools.stop()
         await self.store.wait_for_summaries()
         await self.features.close()
         await self.database.dispose()
@@ -118,6 +121,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         scheduler,
         features,
         Retention.from_settings(database.sessions, clock, settings),
+        build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
     )
 
 
@@ -133,6 +137,7 @@ class App:
     async def on_ready_once(self) -> None:
         """First connection: deliver overdue reminders, expire stale approval cards."""
         try:
+            await self.core.extools.start()
             await self._enforce_retention()
             await self.reminders.start()
             await self.bot.front.expire_overdue_cards()
@@ -181,7 +186,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         make_front=make_front,
         cogs=[
             lambda client: CoreCommands(
-                client, core.approvals, web_search=settings.tavily_api_key is not None
+                client, core.approvals, settings.tavily_api_key is not None, core.extools
             ),
             lambda client: MemoryCommands(
                 client,

@@ -195,7 +195,7 @@ class Agent:
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
         else:
-            offered = self.registry.select(handler.tools, request.guild_id)
+            offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
         tag_filter = planning.TagFilter() if planning_round else None
         text = ""

@@ -1,4 +1,4 @@
-"""Core slash commands: /otomo help and /tools allowed (thin: they call services)."""
+"""Core slash commands: /otomo help, /tools allowed and /tools list (thin: they call services)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.approvals import ApprovalService
+from bot.discord_ui.tools_list import show_tools
+from bot.extools import ExternalToolsRuntime
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -109,10 +111,17 @@ class CoreCommands(commands.Cog):
     otomo = app_commands.Group(name="otomo", description="Otomo について / About Otomo")
     tools = app_commands.Group(name="tools", description="ツールの許可 / Tool permissions")
 
-    def __init__(self, bot: OtomoBot, approvals: ApprovalService, web_search: bool) -> None:
+    def __init__(
+        self,
+        bot: OtomoBot,
+        approvals: ApprovalService,
+        web_search: bool,
+        extools: ExternalToolsRuntime | None = None,
+    ) -> None:
         self.bot = bot
         self.approvals = approvals
         self.web_search = web_search
+        self.extools = extools
 
     @otomo.command(name="help", description="できること / What Otomo can do")
     async def help(self, interaction: discord.Interaction[Any]) -> None:
@@ -142,3 +151,13 @@ class CoreCommands(commands.Cog):
             view=GrantsView(self.approvals, interaction.user.id, names),
             ephemeral=True,
         )
+
+    @tools.command(name="list", description="外部ツールと状態（管理者）/ External tools (admins)")
+    async def list_tools(self, interaction: discord.Interaction[Any]) -> None:
+        """List tools from plugins and MCP servers with their source, scope and health."""
+        if self.extools is None:
+            await interaction.response.send_message(
+                "外部ツールはありません。/ No external tools.", ephemeral=True
+            )
+            return
+        await show_tools(interaction, self.extools)

@@ -1,6 +1,15 @@
 """Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
 
-from bot.storage import agent, chat, external_tools, knowledge, notes, reminders, users
+from bot.storage import (
+    agent,
+    chat,
+    external_tools,
+    knowledge,
+    models_choice,
+    notes,
+    reminders,
+    users,
+)
 from bot.storage.base import Base
 
 metadata = Base.metadata
@@ -12,6 +21,7 @@ __all__ = [
     "external_tools",
     "knowledge",
     "metadata",
+    "models_choice",
     "notes",
     "reminders",
     "users",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from datetime import UTC, datetime, timedelta
 
 from apscheduler.jobstores.base import JobLookupError
@@ -20,7 +21,11 @@ from bot.clock import Clock
 from bot.reminders.courier import ReminderCourier
 from bot.reminders.lanes import ChannelLanes
 from bot.reminders.ledger import Claim, DeliveryLedger, default_worker_id
+from bot.reminders.pacing import SendPacer
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
+from bot.shards import ShardPlan
+
+log = logging.getLogger(__name__)
 
 # A claim outlives a normal send (discord.py retries a 5xx for ~25 s); a crashed process's
 # reminders become claimable again after it.
@@ -28,8 +33,8 @@ LEASE = timedelta(seconds=60)
 BATCH_SIZE = 200
 # Claimed but not yet sent, across all channels; beyond it the engine waits for lanes to drain.
 MAX_IN_FLIGHT = 2000
-# Concurrent sends across channels, well under Discord's ~50 requests/s per bot.
-MAX_CONCURRENT_SENDS = 16
+# Deliveries (confirm, send, mark) in progress at once; the pacer sets the request rate.
+MAX_CONCURRENT_SENDS = 32
 # A cheap re-read of the earliest due time, so rows written by another process converge.
 RESYNC_INTERVAL = timedelta(minutes=10)
 
@@ -53,16 +58,32 @@ class DeliveryEngine:
         resync_interval: timedelta | None = RESYNC_INTERVAL,
         job_id: str = "reminders.wake",
         jobstore: str = "default",
+        shards: ShardPlan | None = None,
+        identity: str | None = None,
+        database_time: bool = False,
+        pacer: SendPacer | None = None,
     ) -> None:
-        self.worker_id = worker_id or default_worker_id()
+        shards = shards or ShardPlan()
         self.job_id = job_id
-        self._ledger = DeliveryLedger(sessions, worker_id=self.worker_id, lease=lease)
+        self._ledger = DeliveryLedger(
+            sessions,
+            worker_id=worker_id or default_worker_id(),
+            lease=lease,
+            identity=identity,
+            shards=shards,
+            database_time=database_time,
+        )
+        self.worker_id = self._ledger.worker_id
+        self._pacer = pacer or SendPacer(shards.request_budget())
         self._courier = ReminderCourier(
             self._ledger, clock, sender, notify_owner_failure, self.notify_changed
         )
         # Lanes carry reminder ids; the newest claim of each waits here until its turn.
         self._lanes: ChannelLanes[int] = ChannelLanes(
-            self._deliver, max_concurrent=max_concurrent_sends, on_idle=self._lane_idle
+            self._deliver,
+            max_concurrent=max_concurrent_sends,
+            on_idle=self._lane_idle,
+            before=self._pacer.wait_turn,
         )
         self._claims: dict[int, Claim] = {}
         self._clock = clock
@@ -86,9 +107,13 @@ class DeliveryEngine:
     async def start(self) -> None:
         """Deliver what is overdue now (flagged late) and arm the wake-up from the table.
 
-        Call it once the Discord client is ready, so the sender can post.
+        Call it as soon as the gateway connected (the sender posts through REST). Claims a
+        previous run of this identity left behind are taken back first.
         """
         self._running = True
+        taken = await self._ledger.take_back()
+        if taken:
+            log.info("Took back %d reminders claimed before the last restart", taken)
         if self._resync_interval is not None:
             self._scheduler.add_job(
                 self.rearm,

@@ -28,7 +28,8 @@ class _Entry(Generic[Item]):
 
 
 class ChannelLanes(Generic[Item]):
-    """Runs handle(item) per channel in arrival order, at most max_concurrent at once overall.
+    """Runs handle(item) per channel in arrival order, at most max_concurrent at once overall;
+    before(channel_id), when given, is awaited ahead of each item (pacing).
 
     Items are identified by an int key (the reminder id) so one is never queued twice.
     """
@@ -39,8 +40,10 @@ class ChannelLanes(Generic[Item]):
         *,
         max_concurrent: int,
         on_idle: Callable[[], None] | None = None,
+        before: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self._handle = handle
+        self._before = before
         self._slots = asyncio.Semaphore(max_concurrent)
         self._on_idle = on_idle
         self._queues: dict[int, deque[_Entry[Item]]] = {}
@@ -86,6 +89,9 @@ class ChannelLanes(Generic[Item]):
             while queue:
                 entry = queue.popleft()
                 try:
+                    if self._before is not None:
+                        # Waiting for the channel's turn holds no slot: other channels go on.
+                        await self._before(channel_id)
                     async with self._slots:
                         await self._handle(entry.item)
                 except Exception:

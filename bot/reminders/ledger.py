@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.shards import DM_SHARD, ShardPlan
+from bot.storage.engine import database_now
 from bot.storage.reminders import Reminder, ReminderState
 
 
@@ -41,11 +43,23 @@ class DeliveryLedger:
         *,
         worker_id: str,
         lease: timedelta,
+        identity: str | None = None,
+        shards: ShardPlan | None = None,
+        database_time: bool = False,
     ) -> None:
         self._sessions = sessions
-        self._worker_id = worker_id[:50]
+        self._identity = identity
+        boot = uuid.uuid4().hex[:8]
+        self._worker_id = (f"{identity}#{boot}" if identity else worker_id)[:50]
         self._lease = lease
         self._sequence = itertools.count(1)
+        self._owned = owned_by(shards or ShardPlan())
+        self._database_time = database_time
+
+    @property
+    def worker_id(self) -> str:
+        """What claimed_by starts with for this process's claims."""
+        return self._worker_id
 
     @property
     def lease(self) -> timedelta:
@@ -55,44 +69,69 @@ class DeliveryLedger:
     async def claim_due(self, now: datetime, limit: int) -> list[Claim]:
         """Claim up to limit due rows, oldest first, that nobody else holds a live lease on."""
         token = f"{self._worker_id}#{next(self._sequence)}"
-        lease_until = now + self._lease
-        due = and_(
-            Reminder.state == ReminderState.PENDING,
-            Reminder.next_attempt_at <= now,
-            or_(Reminder.lease_until.is_(None), Reminder.lease_until <= now),
-        )
-        # Ids first, then the update: as one UPDATE … WHERE id IN (SELECT … LIMIT n) PostgreSQL
-        # may re-run the subquery per row when statistics are stale and claim far more than n.
-        # SKIP LOCKED lets PostgreSQL workers take disjoint batches; SQLite ignores it and
-        # serialises writers instead. The update repeats `due` so a row claimed by someone else
-        # meanwhile is left alone.
-        candidates = (
-            select(Reminder.id)
-            .where(due)
-            .order_by(Reminder.next_attempt_at, Reminder.id)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        )
         async with self._sessions() as session, session.begin():
-            ids = list(await session.scalars(candidates))
-            if not ids:
-                return []
-            await session.execute(
-                update(Reminder)
-                .where(due, Reminder.id.in_(ids))
-                .values(lease_until=lease_until, claimed_by=token)
-                .execution_options(synchronize_session=False)
+            lease_now = await self._lease_now(session, now)
+            due = and_(
+                Reminder.state == ReminderState.PENDING,
+                Reminder.next_attempt_at <= now,
+                or_(Reminder.lease_until.is_(None), Reminder.lease_until <= lease_now),
+                self._owned,
             )
+            chosen = (
+                select(Reminder.id)
+                .where(due)
+                .order_by(Reminder.next_attempt_at, Reminder.id)
+                .limit(limit)
+            )
+            if session.get_bind().dialect.name == "sqlite":
+                # One statement, so the transaction starts as a writer and waits on busy_timeout;
+                # a SELECT first would make it a reader that fails with "database is locked"
+                # when it upgrades. SQLite runs the uncorrelated subquery once.
+                targets: Any = Reminder.id.in_(chosen.scalar_subquery())
+            else:
+                # Ids first, then the update: as one UPDATE … WHERE id IN (SELECT … LIMIT n),
+                # PostgreSQL may re-run the subquery per row when statistics are stale and claim
+                # far more than n. SKIP LOCKED lets workers take disjoint batches.
+                ids = list(await session.scalars(chosen.with_for_update(skip_locked=True)))
+                if not ids:
+                    return []
+                targets = Reminder.id.in_(ids)
+            # The update repeats `due`, so a row claimed by someone else meanwhile is left alone.
             rows = await session.scalars(
-                select(Reminder).where(Reminder.id.in_(ids), Reminder.claimed_by == token)
+                update(Reminder)
+                .where(due, targets)
+                .values(lease_until=lease_now + self._lease, claimed_by=token)
+                .returning(Reminder),
+                execution_options={"synchronize_session": False},
             )
             ordered = sorted(rows, key=lambda row: (row.next_attempt_at, row.id))
             return [Claim(row, token) for row in ordered]
 
+    async def take_back(self) -> int:
+        """Release the claims a previous run of this identity (same shards) left when it died,
+        so they are delivered now instead of when their leases run out. Returns how many."""
+        if not self._identity:
+            return 0
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(Reminder)
+                .where(
+                    Reminder.state == ReminderState.PENDING,
+                    Reminder.claimed_by.startswith(f"{self._identity}#", autoescape=True),
+                    ~Reminder.claimed_by.startswith(f"{self._worker_id}#", autoescape=True),
+                )
+                .values(lease_until=None, claimed_by=None)
+                .execution_options(synchronize_session=False)
+            )
+        return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
     async def confirm(self, claim: Claim, now: datetime) -> bool:
         """Renew the lease right before sending; False if the row was cancelled, edited or
         taken over meanwhile."""
-        return await self._update(claim, lease_until=now + self._lease)
+        async with self._sessions() as session, session.begin():
+            lease_until = await self._lease_now(session, now) + self._lease
+            result = await session.execute(self._conditional(claim).values(lease_until=lease_until))
+        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:
         """A one-time reminder (or the last of a series) was posted."""
@@ -152,7 +191,11 @@ class DeliveryLedger:
         async with self._sessions() as session:
             next_due = await session.scalar(
                 select(Reminder.next_attempt_at)
-                .where(Reminder.state == ReminderState.PENDING, Reminder.lease_until.is_(None))
+                .where(
+                    Reminder.state == ReminderState.PENDING,
+                    Reminder.lease_until.is_(None),
+                    self._owned,
+                )
                 .order_by(Reminder.next_attempt_at)
                 .limit(1)
             )
@@ -161,6 +204,7 @@ class DeliveryLedger:
                 .where(
                     Reminder.state == ReminderState.PENDING,
                     Reminder.lease_until.is_not(None),
+                    self._owned,
                     ~Reminder.claimed_by.startswith(f"{self._worker_id}#", autoescape=True),
                 )
                 .order_by(Reminder.lease_until)
@@ -171,15 +215,31 @@ class DeliveryLedger:
 
     async def _update(self, claim: Claim, **values: Any) -> bool:
         async with self._sessions() as session, session.begin():
-            result = await session.execute(
-                update(Reminder)
-                .where(
-                    Reminder.id == claim.row.id,
-                    Reminder.state == ReminderState.PENDING,
-                    Reminder.occurrence == claim.row.occurrence,
-                    Reminder.claimed_by == claim.token,
-                )
-                .values(**values)
-                .execution_options(synchronize_session=False)
-            )
+            result = await session.execute(self._conditional(claim).values(**values))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
+    def _conditional(self, claim: Claim) -> Update:
+        return (
+            update(Reminder)
+            .where(
+                Reminder.id == claim.row.id,
+                Reminder.state == ReminderState.PENDING,
+                Reminder.occurrence == claim.row.occurrence,
+                Reminder.claimed_by == claim.token,
+            )
+            .execution_options(synchronize_session=False)
+        )
+
+    async def _lease_now(self, session: AsyncSession, now: datetime) -> datetime:
+        # Leases are compared across processes: with database_time they all read one clock.
+        return await database_now(session) if self._database_time else now
+
+
+def owned_by(shards: ShardPlan) -> ColumnElement[bool]:
+    """Rows of the guilds (and, on shard 0, the DMs) whose shards this process runs."""
+    if shards.runs_every_shard:
+        return true()
+    # A literal shift: PostgreSQL has bigint >> integer but no bigint >> bigint.
+    shard = Reminder.guild_id.op(">>")(literal_column("22")) % shards.count
+    guilds = and_(Reminder.guild_id.is_not(None), shard.in_(shards.ids))
+    return or_(Reminder.guild_id.is_(None), guilds) if DM_SHARD in shards.ids else guilds

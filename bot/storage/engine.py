@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -61,3 +62,13 @@ def create_database(url: str, *, echo: bool = False) -> Database:
     if is_sqlite:
         event.listen(engine.sync_engine, "connect", _on_sqlite_connect)
     return Database(engine, async_sessionmaker(engine, expire_on_commit=False))
+
+
+async def database_now(session: AsyncSession) -> datetime:
+    """The database server's clock in UTC, which every process sharing it agrees on."""
+    if session.get_bind().dialect.name == "postgresql":
+        value = await session.scalar(text("SELECT statement_timestamp()"))
+        assert isinstance(value, datetime)
+        return value.astimezone(UTC)
+    # A SQLite file is shared only by processes on this machine: its clock is theirs.
+    return datetime.now(UTC)

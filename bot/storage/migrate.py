@@ -1,18 +1,38 @@
-"""Apply and inspect Alembic migrations from inside the bot (start-up and the `db` CLI)."""
+"""Apply and inspect Alembic migrations from inside the bot (start-up and the `db` CLI).
+
+Processes that start together on one database migrate one at a time: PostgreSQL serialises them
+with an advisory lock, SQLite with a lock file beside the database file. The one that waits
+then finds the database at head and does nothing.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from filelock import FileLock
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 from bot.storage.engine import Database
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# Longest a process waits for another one's migrations before giving up with a sentence.
+MIGRATION_LOCK_TIMEOUT_SECONDS = 300
+# One key per schema: two bots in different schemas of one database do not wait for each other.
+_ADVISORY_LOCK = text(
+    "SELECT pg_advisory_xact_lock(hashtext('otomo.migrations:' || current_schema()))"
+)
+
+
+class MigrationLockTimeout(RuntimeError):
+    """Another process held the migration lock for too long."""
 
 
 def alembic_config(database_url: str) -> Config:
@@ -28,28 +48,48 @@ def head_revision(database_url: str) -> str | None:
     return ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
 
 
-async def upgrade(database: Database, revision: str = "head") -> None:
-    """Upgrade the database to revision using the app's own engine."""
+@contextlib.asynccontextmanager
+async def _sqlite_file_lock(database: Database) -> AsyncIterator[None]:
+    path = database.engine.url.database
+    if database.engine.dialect.name != "sqlite" or path in (None, "", ":memory:"):
+        yield
+        return
+    lock = FileLock(f"{path}.migrate.lock")
+    try:
+        await asyncio.to_thread(lock.acquire, timeout=MIGRATION_LOCK_TIMEOUT_SECONDS)
+    except TimeoutError as exc:
+        raise MigrationLockTimeout(
+            f"Another Otomo process has been migrating {path} for over "
+            f"{MIGRATION_LOCK_TIMEOUT_SECONDS} s; stop it or remove {lock.lock_file}"
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+async def _migrate(database: Database, apply: str, revision: str) -> None:
     config = alembic_config(database.engine.url.render_as_string(hide_password=False))
 
     def run(connection: Connection) -> None:
+        if connection.dialect.name == "postgresql":
+            # Held until this transaction commits the migrations, then released by PostgreSQL.
+            connection.execute(_ADVISORY_LOCK)
         config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+        getattr(command, apply)(config, revision)
 
-    async with database.engine.begin() as connection:
+    async with _sqlite_file_lock(database), database.engine.begin() as connection:
         await connection.run_sync(run)
+
+
+async def upgrade(database: Database, revision: str = "head") -> None:
+    """Upgrade the database to revision using the app's own engine, one process at a time."""
+    await _migrate(database, "upgrade", revision)
 
 
 async def downgrade(database: Database, revision: str) -> None:
     """Downgrade the database to revision (used by the migration round-trip test)."""
-    config = alembic_config(database.engine.url.render_as_string(hide_password=False))
-
-    def run(connection: Connection) -> None:
-        config.attributes["connection"] = connection
-        command.downgrade(config, revision)
-
-    async with database.engine.begin() as connection:
-        await connection.run_sync(run)
+    await _migrate(database, "downgrade", revision)
 
 
 async def current_revision(database: Database) -> str | None:

@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from bot.clock import Clock, ManualClock, SystemClock
 from bot.reminders.delivery import LEASE, DeliveryEngine
+from bot.reminders.pacing import SendPacer
 from bot.reminders.repeat import RepeatRule
 from bot.reminders.sending import DeliveryRejected, DeliveryRetryable
 from bot.reminders.service import ReminderService
@@ -22,6 +23,11 @@ from tests.reminders.fakes import FailureInbox, FakeSender
 from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO
 
 EngineFactory = Callable[..., DeliveryEngine]
+
+
+def unpaced() -> SendPacer:
+    """A pacer that never waits: these tests run on a manual clock."""
+    return SendPacer(1_000_000, channel_messages=1_000_000)
 
 
 @pytest.fixture
@@ -56,6 +62,8 @@ async def make_engine(
     def make(database: Database = file_database, **options: object) -> DeliveryEngine:
         options.setdefault("clock", clock)
         options.setdefault("scheduler", scheduler)
+        # Pacing runs on real time; tests/reminders/test_pacing.py covers it on its own.
+        options.setdefault("pacer", unpaced())
         engine = DeliveryEngine(
             database.sessions,
             sender=sender,

@@ -56,6 +56,7 @@ async def _console(settings: Settings) -> int:
 
     core = await build_core(settings)
     core.features.start()
+    await core.extools.start()
     try:
         await Console(core.agent, core.approvals).run()
     finally:

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from bot.agent.tools import ToolRegistry, execute
 from bot.extools.mcp import MCPServers
 from bot.extools.mcp_config import MCPConfigError, MCPServerConfig, exposed_name, load_mcp_servers
 from tests.extools.conftest import HANDLERS, Rig, eventually
+from tests.fakes.netguard import child_env
 
 SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_dice_server.py"
 
@@ -124,6 +126,41 @@ async def test_a_server_that_restarts_is_reconnected(
 
     assert rolled.is_error is False
     assert rolled.output["pid"] != first
+
+
+async def test_a_streamable_http_server_is_used_once_it_comes_up(rig: Rig) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    registry = ToolRegistry()
+    servers = MCPServers(
+        [MCPServerConfig("web", url=f"http://127.0.0.1:{port}/mcp", headers={"X-Key": "k"})],
+        registry,
+        handler_names=HANDLERS,
+        trusted_sources=frozenset({"mcp:web"}),
+        timeout=10,
+    )
+    servers.start()  # before the server runs: the first attempts fail and are retried
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER),
+        "--http",
+        str(port),
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=child_env(),
+    )
+    try:
+        await asyncio.wait_for(servers.connected.wait(), 30)
+        roll = registry.get("mcp.web.roll")
+        assert roll is not None and roll.requires_approval is False
+        rolled = await execute(roll, rig.context(), {"sides": 8})
+    finally:
+        await servers.stop()
+        process.terminate()
+        await process.wait()
+
+    assert rolled.is_error is False and rolled.output["total"] == 8
 
 
 def test_long_or_unusual_names_stay_within_the_name_rule() -> None:

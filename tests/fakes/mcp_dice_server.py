@@ -1,7 +1,8 @@
 """An MCP server over stdio, written with the SDK's server API, for the MCP tests.
 
 `python tests/fakes/mcp_dice_server.py PIDFILE` writes its process id to PIDFILE (so a test can
-kill it and watch the bot reconnect) and serves `roll` and `fail`.
+kill it and watch the bot reconnect) and serves `roll` and `fail` over stdio;
+`... --http PORT` serves them over streamable HTTP at http://127.0.0.1:PORT/mcp instead.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def fail() -> str:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
-        Path(sys.argv[1]).write_text(str(os.getpid()))
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        if len(sys.argv) > 1:
+            Path(sys.argv[1]).write_text(str(os.getpid()))
+        server.run("stdio")

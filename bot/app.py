@@ -13,6 +13,7 @@ from typing import Any
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.agent import warmup
 from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
@@ -30,6 +31,7 @@ from bot.discord_ui.reminder_commands import ReminderCommands
 from bot.discord_ui.reminders import DiscordReminderSender
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
+from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.reminders.delivery import DeliveryEngine
 from bot.settings import Settings
 from bot.storage import Database, create_database
@@ -58,6 +60,7 @@ class Core:
     agent: Agent
     scheduler: AsyncIOScheduler
     features: Features
+    loop_watch: SlowStepWatch | None = None
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
@@ -66,13 +69,22 @@ class Core:
         await self.store.wait_for_summaries()
         await self.features.close()
         await self.database.dispose()
+        if self.loop_watch is not None:
+            self.loop_watch.close()
+        warmup.unsettle()
 
 
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     """Create and migrate the database and build the agent with every feature's tools."""
     clock = clock or SystemClock()
+    loop_watch = watch_event_loop(settings.loop_slow_step_ms)
+    # litellm and janome load on threads while the database is migrated.
+    preparing = asyncio.ensure_future(warmup.prepare(settings))
     database = create_database(settings.database_url)
-    await upgrade(database)
+    try:
+        await upgrade(database)
+    finally:
+        await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
     parts = HandlerParts()
@@ -97,6 +109,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
+    warmup.settle()
     return Core(
         settings,
         clock,
@@ -109,6 +122,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         agent,
         scheduler,
         features,
+        loop_watch,
     )
 
 
@@ -128,6 +142,9 @@ class App:
             await self.bot.front.expire_overdue_cards()
         finally:
             self.started.set()
+            if self.core.loop_watch is not None:
+                self.core.loop_watch.arm()
+            log.info("Otomo is ready")
 
     async def close(self) -> None:
         """Stop deliveries, then the core."""
@@ -154,7 +171,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
         if message.guild is not None and not message.author.bot and message.content:
-            features.word_pool.observe(message.content, message.channel.id)
+            features.word_pool.feed(message.content, message.channel.id)
 
     async def ready() -> None:
         await holder[0].on_ready_once()

@@ -56,6 +56,8 @@ async def _console(settings: Settings) -> int:
 
     core = await build_core(settings)
     core.features.start()
+    if core.loop_watch is not None:
+        core.loop_watch.arm()
     try:
         await Console(core.agent, core.approvals).run()
     finally:

@@ -12,6 +12,7 @@ from bot.agent.approvals import ApprovalService, Decision
 from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
+from bot.worker import in_worker
 
 CONSOLE_USER_ID = 1
 CONSOLE_CHANNEL_ID = 1
@@ -69,7 +70,7 @@ class Console:
 
     async def answer(self, text: str) -> None:
         """Run the agent on one line and print its events."""
-        chosen = route(text)
+        chosen = await in_worker(route, text)
         request = RunRequest(
             user_id=CONSOLE_USER_ID,
             user_name=self.user_name,

@@ -128,6 +128,7 @@ class Settings(BaseModel):
     database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")
     bot_timezone: str = Field("Asia/Tokyo", alias="BOT_TIMEZONE")
     log_level: str = Field("INFO", alias="LOG_LEVEL")
+    loop_slow_step_ms: int = Field(0, ge=0, le=60000, alias="LOOP_SLOW_STEP_MS")
 
     # Reminders
     reminder_max_ahead_days: int = Field(366, ge=1, le=3660, alias="REMINDER_MAX_AHEAD_DAYS")

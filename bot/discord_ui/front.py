@@ -23,6 +23,7 @@ from bot.handlers.router import route
 from bot.settings import Settings
 from bot.storage.agent import ApprovalRequest
 from bot.users import UserPreferences
+from bot.worker import in_worker
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -177,7 +178,7 @@ class Front:
         try:
             await self._guarded_typing(message.channel)
             timezone = await self.preferences.timezone(message.author.id)
-            chosen = route(text)
+            chosen = await in_worker(route, text)
             log.info(
                 "Answering %s in channel %s with the %s handler (%s)",
                 message.author.id,

@@ -21,11 +21,13 @@ from bot.knowledge.terms import (
     SYNONYM_WEIGHT,
     AnalysedSection,
     DocumentAnalysis,
+    QueryTerm,
     analyse_document,
     query_terms,
 )
 from bot.knowledge.worker import Analyser, analyse_in_worker
 from bot.settings import Settings
+from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -153,8 +155,16 @@ class KnowledgeIndex:
         return report
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
-        """The best sections for a question, best first (empty when nothing matches)."""
-        concepts = self._concepts(query)
+        """The best sections for a question, best first, tokenised on the calling thread."""
+        return self._rank(query_terms(query), limit)
+
+    async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
+        """`search` for the event loop: the question is tokenised on the text worker thread,
+        the ranking (cheap, and the index only changes on the loop) stays here."""
+        return self._rank(await in_worker(query_terms, query), limit)
+
+    def _rank(self, items: list[QueryTerm], limit: int) -> list[KnowledgeHit]:
+        concepts = self._concepts(items)
         if not concepts:
             return []
         terms = {term for concept in concepts for term, _ in concept}
@@ -177,11 +187,10 @@ class KnowledgeIndex:
             )
         return hits
 
-    def _concepts(self, query: str) -> list[list[tuple[str, float]]]:
+    def _concepts(self, items: list[QueryTerm]) -> list[list[tuple[str, float]]]:
         """The question's terms with their synonyms, adapted to the words the files use."""
         concepts: list[list[tuple[str, float]]] = []
         frequency = self._bm25.document_frequency
-        items = query_terms(query)
         # A split katakana word is searched whole if the files use it whole, else by its pieces.
         dropped: set[str] = set()
         for item in items:

@@ -5,29 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import PurePosixPath
 
 from bot.knowledge.terms import DocumentAnalysis
+from bot.worker import text_executor
 
 log = logging.getLogger(__name__)
 
 # (text, fallback title) → analysis; injectable so tests can count tokenisations.
 Analyser = Callable[[str, str], DocumentAnalysis]
-
-_executor: ThreadPoolExecutor | None = None
-
-
-def _analysis_executor() -> ThreadPoolExecutor:
-    """One worker thread for tokenising, shared by every index in the process.
-
-    janome keeps a ~100 MB tokenizer per thread, so several workers would multiply that; one
-    worker also leaves the other core to the bot's event loop.
-    """
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-analyse")
-    return _executor
 
 
 async def analyse_in_worker(
@@ -35,7 +21,7 @@ async def analyse_in_worker(
 ) -> list[DocumentAnalysis | None]:
     """Analyse (path, text) pairs on the worker thread; None for a file that failed."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_analysis_executor(), _analyse_batch, analyse, batch)
+    return await loop.run_in_executor(text_executor(), _analyse_batch, analyse, batch)
 
 
 def _analyse_batch(

@@ -18,6 +18,8 @@ from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
+from bot.agent.memory import ConversationMemory
+from bot.agent.retention import Retention, schedule_retention
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tip, schedule_tips
 from bot.clock import Clock, SystemClock
@@ -25,6 +27,8 @@ from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.front import Front
 from bot.discord_ui.kb_commands import KnowledgeCommands
+from bot.discord_ui.memory_commands import MemoryCommands
+from bot.discord_ui.notes_commands import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
@@ -41,8 +45,8 @@ from bot.weather import DailyWeatherReport, schedule_daily_weather
 
 log = logging.getLogger(__name__)
 
-# How often approvals left pending by a restart are checked for expiry.
-APPROVAL_SWEEP_SECONDS = 30
+# How often overdue approvals are expired; the sweep is what ends an unanswered card.
+APPROVAL_SWEEP_SECONDS = 10
 
 
 @dataclass
@@ -60,6 +64,7 @@ class Core:
     agent: Agent
     scheduler: AsyncIOScheduler
     features: Features
+    retention: Retention
     loop_watch: SlowStepWatch | None = None
 
     async def close(self) -> None:
@@ -122,6 +127,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         agent,
         scheduler,
         features,
+        Retention.from_settings(database.sessions, clock, settings),
         loop_watch,
     )
 
@@ -138,6 +144,7 @@ class App:
     async def on_ready_once(self) -> None:
         """First connection: deliver overdue reminders, expire stale approval cards."""
         try:
+            await self._enforce_retention()
             await self.reminders.start()
             await self.bot.front.expire_overdue_cards()
         finally:
@@ -145,6 +152,13 @@ class App:
             if self.core.loop_watch is not None:
                 self.core.loop_watch.arm()
             log.info("Otomo is ready")
+
+    async def _enforce_retention(self) -> None:
+        # A pass missed while the bot was down runs now; a failure must not keep it offline.
+        try:
+            await self.core.retention.enforce()
+        except Exception:
+            log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:
         """Stop deliveries, then the core."""
@@ -183,8 +197,17 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
             lambda client: CoreCommands(
                 client, core.approvals, web_search=settings.tavily_api_key is not None
             ),
+            lambda client: MemoryCommands(
+                client,
+                ConversationMemory(core.database.sessions),
+                core.database.sessions,
+                core.preferences,
+                core.clock.now,
+                settings.history_retention_days,
+            ),
             lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
             lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
+            lambda client: NotesCommands(features.notebook, core.preferences),
         ],
         on_ready_hooks=[ready],
         message_hooks=[observe],
@@ -213,6 +236,7 @@ def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
     async def sweep_approvals() -> None:
         await bot.front.expire_overdue_cards()
 
+    schedule_retention(core.scheduler, core.retention, settings)
     core.scheduler.add_job(
         sweep_approvals,
         "interval",

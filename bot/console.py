@@ -81,10 +81,18 @@ class Console:
             timezone=self.agent.settings.timezone,
         )
         self._write(f"[{chosen.handler}] otomo> ")
-        async for event in self.agent.run(request, text):
-            await self._render(event)
+        events = self.agent.run(request, text)
+        while True:
+            decided: int | None = None
+            async for event in events:
+                decided = await self._render(event) or decided
+            if decided is None:
+                return
+            # The decision is stored; the conversation goes on from the history, as on Discord.
+            events = self.agent.resume(decided, timezone=request.timezone)
 
-    async def _render(self, event: ev.AgentEvent) -> None:
+    async def _render(self, event: ev.AgentEvent) -> int | None:
+        """Print one event; return the approval id when the person just decided one."""
         match event:
             case ev.TextDelta(text=text):
                 self._write(text)
@@ -99,6 +107,7 @@ class Console:
                     self._write("  reason (optional)> ")
                     reason = (await self._readline() or "").strip() or None
                 await self.approvals.decide(event.approval_id, CONSOLE_USER_ID, decision, reason)
+                return event.approval_id
             case ev.ToolExecuting(name=name):
                 self._write(f"  ⚙️ running {name}\n")
             case ev.ToolResult(name=name, output=output, is_error=is_error):
@@ -115,6 +124,7 @@ class Console:
                 pass
             case ev.Failed(message=message):
                 self._write(f"\n  ⚠️ {message}\n")
+        return None
 
     async def _ask(self) -> Decision:
         while True:

@@ -25,6 +25,8 @@ from bot.knowledge import (
     knowledge_instructions,
     web_tools,
 )
+from bot.knowledge.tools import NoteSearch
+from bot.notes import NOTE_TOOLS, NOTES_INSTRUCTIONS, Notebook
 from bot.reminders.buttons import ReminderButtons
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.service import ReminderService
@@ -63,6 +65,7 @@ class Features:
     reminder_changes: ChangeRelay
     knowledge: KnowledgeIndex
     kb_editor: KnowledgeEditor
+    notebook: Notebook
 
     @property
     def services(self) -> dict[type[Any], Any]:
@@ -73,6 +76,8 @@ class Features:
             Tips: self.tips,
             ReminderService: self.reminders,
             KnowledgeIndex: self.knowledge,
+            Notebook: self.notebook,
+            NoteSearch: self.notebook,
         }
 
     def start(self) -> None:
@@ -163,6 +168,7 @@ def build_features(
 
     parts.add_section(router.GENERAL, knowledge_section)
     parts.add_section(router.CHAT, knowledge_section)
+    notebook = add_notes(registry, parts, database, clock)
     return Features(
         weather=weather,
         word_pool=word_pool,
@@ -172,4 +178,21 @@ def build_features(
         reminder_changes=changes,
         knowledge=knowledge,
         kb_editor=KnowledgeEditor.from_settings(knowledge, settings, database.sessions, clock),
+        notebook=notebook,
     )
+
+
+def add_notes(
+    registry: ToolRegistry, parts: HandlerParts, database: Database, clock: Clock
+) -> Notebook:
+    """The server notebook: its tools and instructions in the general and chat handlers."""
+    for item in NOTE_TOOLS:
+        registry.register(item)
+
+    async def notes_section(_: PromptInput) -> str:
+        return NOTES_INSTRUCTIONS
+
+    for handler in (router.GENERAL, router.CHAT):
+        parts.add_tools(handler, [t.name for t in NOTE_TOOLS])
+        parts.add_section(handler, notes_section)
+    return Notebook(database.sessions, clock)

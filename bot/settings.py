@@ -123,6 +123,9 @@ class Settings(BaseModel):
     approval_timeout_seconds: int = Field(300, ge=5, le=86400, alias="APPROVAL_TIMEOUT_SECONDS")
     auto_approve_tools: CsvList = Field(default_factory=list, alias="AUTO_APPROVE_TOOLS")
     history_max_messages: int = Field(30, ge=2, le=500, alias="HISTORY_MAX_MESSAGES")
+    # Days kept before the daily pass deletes them; 0 keeps them forever.
+    history_retention_days: int = Field(90, ge=0, le=3650, alias="HISTORY_RETENTION_DAYS")
+    llm_log_retention_days: int = Field(30, ge=0, le=3650, alias="LLM_LOG_RETENTION_DAYS")
 
     # Storage and time
     database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")

@@ -1,8 +1,11 @@
-"""Approvals as data: pending tool calls are rows; decisions are conditional updates."""
+"""Approvals as data: pending tool calls are rows; a decision is a conditional update.
+
+Nothing waits in memory: whoever changes a row (a click, the expiry sweep) continues the
+conversation by resuming it from the stored history, in whichever process that happens.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass
@@ -25,6 +28,8 @@ class Status(StrEnum):
 
     PENDING = "pending"
     APPROVED = "approved"
+    # Approved and claimed by the run executing it, so a second resume cannot run it again.
+    EXECUTED = "executed"
     REJECTED = "rejected"
     EXPIRED = "expired"
     INVALIDATED = "invalidated"
@@ -62,12 +67,13 @@ class DecisionOutcome:
     status: Status | None
     message: str
     request: ApprovalRequest | None
-    # True when a run in this process was waiting and has been woken.
-    woke_waiter: bool = False
+    # This call changed the row (decided it, or found it overdue and expired it): the caller
+    # owns continuing the conversation, and nobody else will.
+    changed: bool = False
 
 
 class ApprovalService:
-    """Creates, decides, expires and waits for approval requests; manages always-allow grants."""
+    """Creates, decides and expires approval requests; manages always-allow grants."""
 
     def __init__(
         self,
@@ -80,7 +86,6 @@ class ApprovalService:
         self._clock = clock
         self.timeout = timedelta(seconds=timeout_seconds)
         self.auto_approve = auto_approve
-        self._waiters: dict[int, asyncio.Future[Status]] = {}
 
     async def create(self, new: NewApproval) -> ApprovalRequest:
         """Store a pending request; the row exists before anyone is shown a card."""
@@ -102,8 +107,6 @@ class ApprovalService:
         )
         async with self._sessions() as session, session.begin():
             session.add(row)
-        # Registered before the caller publishes anything, so no decision can be missed.
-        self._waiters[row.id] = asyncio.get_running_loop().create_future()
         return row
 
     async def get(self, approval_id: int) -> ApprovalRequest | None:
@@ -159,11 +162,14 @@ class ApprovalService:
             )
         now = self._clock.now()
         if request.expires_at <= now:
-            await self._set_status(approval_id, Status.EXPIRED, None, None, now)
+            expired = await self._set_status(approval_id, Status.EXPIRED, None, None, now)
             refreshed = await self.get(approval_id)
-            self._wake(approval_id, Status.EXPIRED)
             return DecisionOutcome(
-                False, Status.EXPIRED, "This request expired; nothing was run.", refreshed
+                False,
+                Status.EXPIRED,
+                "This request expired; nothing was run.",
+                refreshed,
+                changed=expired,
             )
         status = Status.REJECTED if decision == Decision.REJECT else Status.APPROVED
         changed = await self._set_status(
@@ -176,42 +182,22 @@ class ApprovalService:
             return DecisionOutcome(False, current, text, refreshed)
         if decision == Decision.ALWAYS:
             await self.grant(request.requester_id, request.tool_name)
-        woke = self._wake(approval_id, status)
         text = {
             Decision.APPROVE: "Approved.",
             Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
             Decision.REJECT: "Rejected.",
         }[decision]
-        return DecisionOutcome(True, status, text, refreshed, woke_waiter=woke)
+        return DecisionOutcome(True, status, text, refreshed, changed=True)
 
-    async def wait(self, approval_id: int, stop: asyncio.Event | None = None) -> Status:
-        """Wait for a decision, the expiry (→ expired) or stop (→ invalidated)."""
-        request = await self.get(approval_id)
-        if request is None:
-            return Status.INVALIDATED
-        if request.status != Status.PENDING:
-            return Status(request.status)
-        future = self._waiters.setdefault(approval_id, asyncio.get_running_loop().create_future())
-        remaining = (request.expires_at - self._clock.now()).total_seconds()
-        waiters: set[asyncio.Future[Any]] = {future}
-        stop_task: asyncio.Task[bool] | None = None
-        if stop is not None:
-            stop_task = asyncio.create_task(stop.wait())
-            waiters.add(stop_task)
-        try:
-            done, _ = await asyncio.wait(
-                waiters, timeout=max(remaining, 0), return_when=asyncio.FIRST_COMPLETED
+    async def claim(self, approval_id: int) -> bool:
+        """Take an approved request for execution; only one caller ever gets True."""
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == approval_id, ApprovalRequest.status == Status.APPROVED)
+                .values(status=Status.EXECUTED)
             )
-            if future in done:
-                return future.result()
-            if stop_task is not None and stop_task in done:
-                await self.invalidate(approval_id)
-                return Status.INVALIDATED
-            return await self.expire(approval_id)
-        finally:
-            if stop_task is not None:
-                stop_task.cancel()
-            self._waiters.pop(approval_id, None)
+        return bool(getattr(result, "rowcount", 0))
 
     async def expire(self, approval_id: int) -> Status:
         """Mark a pending request expired; return its final status either way."""
@@ -221,11 +207,9 @@ class ApprovalService:
 
     async def invalidate(self, approval_id: int) -> bool:
         """Cancel a pending request (stop, or the conversation moved on)."""
-        changed = await self._set_status(
+        return await self._set_status(
             approval_id, Status.INVALIDATED, None, None, self._clock.now()
         )
-        self._wake(approval_id, Status.INVALIDATED)
-        return changed
 
     async def pending_in(self, conversation_key: str) -> list[ApprovalRequest]:
         """Pending requests of a conversation, oldest first."""
@@ -241,7 +225,7 @@ class ApprovalService:
             return list(rows.all())
 
     async def expire_overdue(self) -> list[ApprovalRequest]:
-        """Expire every pending request past its time (after a restart); return them."""
+        """Expire every pending request past its time; return those this call expired."""
         now = self._clock.now()
         async with self._sessions() as session:
             rows = list(
@@ -257,14 +241,9 @@ class ApprovalService:
         expired = []
         for row in rows:
             if await self._set_status(row.id, Status.EXPIRED, None, None, now):
-                self._wake(row.id, Status.EXPIRED)
                 row.status = Status.EXPIRED
                 expired.append(row)
         return expired
-
-    def has_waiter(self, approval_id: int) -> bool:
-        """Whether a run in this process is waiting on the request."""
-        return approval_id in self._waiters
 
     async def needs_asking(self, user_id: int, tool_name: str) -> tuple[bool, str]:
         """Whether to ask a person; the second item says why not ("policy" or "grant")."""
@@ -323,18 +302,12 @@ class ApprovalService:
             )
         return bool(getattr(result, "rowcount", 0))
 
-    def _wake(self, approval_id: int, status: Status) -> bool:
-        future = self._waiters.get(approval_id)
-        if future is None or future.done():
-            return False
-        future.set_result(status)
-        return True
-
 
 def _already_text(status: Status) -> str:
     return {
         Status.PENDING: "This request is still waiting for a decision.",
         Status.APPROVED: "This request was already approved.",
+        Status.EXECUTED: "This request was already approved.",
         Status.REJECTED: "This request was already rejected.",
         Status.EXPIRED: "This request expired; nothing was run.",
         Status.INVALIDATED: "This request was cancelled because the conversation moved on.",

@@ -9,7 +9,10 @@ from typing import Any, Literal
 from bot.agent.llm import Usage
 from bot.agent.messages import RejectionReason
 
-DoneReason = Literal["answered", "max_steps", "rejected", "interrupted"]
+DoneReason = Literal[
+    "answered", "max_steps", "rejected", "expired", "interrupted", "awaiting_approval"
+]
+ApprovedBy = Literal["not_needed", "policy", "grant", "person"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,7 @@ class ToolExecuting:
     call_id: str
     name: str
     arguments: dict[str, Any]
-    approved_by: Literal["not_needed", "policy", "grant", "person"]
+    approved_by: ApprovedBy
     approval_id: int | None = None
 
 
@@ -90,7 +93,8 @@ class Notice:
 
 @dataclass(frozen=True)
 class Done:
-    """The run ended; text is the final answer of the last round."""
+    """The run ended; text is the final answer of the last round. `awaiting_approval` means a
+    card waits for a person: the decision resumes the conversation from stored history."""
 
     text: str
     reason: DoneReason

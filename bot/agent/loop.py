@@ -13,11 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent import planning
-from bot.agent.approvals import ApprovalService
+from bot.agent.approvals import ApprovalService, Status
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
-from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Settle, Stopped, race
-from bot.agent.tool_calls import ToolCalls
+from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
+from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.clock import Clock
 from bot.settings import Settings
@@ -76,10 +76,17 @@ class Agent:
         stop: asyncio.Event | None = None,
         timezone: ZoneInfo | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Continue a conversation from stored state after a decision no live run was awaiting."""
+        """Continue a conversation from stored history once its approval row was decided or
+        expired: the only way a run goes on after a card (in any process)."""
         row = await self.approvals.get(approval_id)
         if row is None:
             yield ev.Failed("That request no longer exists.", "unknown_approval")
+            return
+        if row.status == Status.PENDING:
+            return
+        waiting = await self.calls.unanswered(row.conversation_key)
+        if row.tool_call_id not in {call.id for call in waiting}:
+            # Already settled (the conversation moved on, or another resume got there first).
             return
         request = RunRequest(
             user_id=row.requester_id,
@@ -100,12 +107,16 @@ class Agent:
     async def _continue(self, state: RunState, *, plan: bool) -> AsyncIterator[ev.AgentEvent]:
         handler = self.handlers.get(state.request.handler) or self.handlers["general"]
         while True:
-            outcome: list[Settle] = []
-            async for event in self.calls.settle(state, handler, outcome):
-                yield event
-            if outcome and outcome[0] != "continue":
-                reason: ev.DoneReason = "rejected" if outcome[0] == "rejected" else "interrupted"
-                yield ev.Done(state.last_text, reason, state.usage)
+            end: SettleEndKind = "continue"
+            async for step in self.calls.settle(state, handler):
+                if isinstance(step, SettleEnd):
+                    end = step.kind
+                else:
+                    yield step
+            if end == "elsewhere":
+                return  # another run already carries this conversation on
+            if end != "continue":
+                yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
                 notice = (
@@ -136,11 +147,15 @@ class Agent:
             state.steps += 1
             yield ev.RoundEnd(state.steps)
             if planning_round:
-                wants_tools = planning.intent(turn.text)
-                if not wants_tools:
+                if planning.intent(turn.text) is False:
                     self._after_answer(state.request)
                     yield ev.Done(state.last_text, "answered", state.usage)
                     return
+                # <need_tool> or no tag at all: the tool loop follows, after a marker that
+                # hands the turn back to the model.
+                await self.store.append(
+                    state.request.conversation_key, m.UserMessage(text=planning.CONTINUE)
+                )
                 continue
             if not turn.tool_calls:
                 self._after_answer(state.request)
@@ -233,7 +248,14 @@ class Agent:
         )
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
-        latest = next((x.text for x in reversed(history) if isinstance(x, m.UserMessage)), "")
+        latest = next(
+            (
+                x.text
+                for x in reversed(history)
+                if isinstance(x, m.UserMessage) and x.text != planning.CONTINUE
+            ),
+            "",
+        )
         return PromptInput(
             text=latest,
             user_name=request.user_name,

@@ -5,6 +5,8 @@ from __future__ import annotations
 NO_TOOL = "<no_tool>"
 NEED_TOOL = "<need_tool>"
 TAGS = (NO_TOOL, NEED_TOOL)
+# Appended after the planning answer when tools follow, so the next round is the model's turn.
+CONTINUE = "[continue]"
 
 PLANNING_PROMPT = (
     "Before using any tool, answer the user briefly in their language. If answering fully "

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.llm import Usage
@@ -60,9 +60,6 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     steps: int = 0
     last_text: str = ""
-
-
-Settle = Literal["continue", "rejected", "interrupted"]
 
 
 class Stopped(Exception):

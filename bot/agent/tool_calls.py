@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent.approvals import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.events import ApprovedBy
 from bot.agent.history import ConversationStore
-from bot.agent.runs import Handler, RunRequest, RunState, Settle, Stopped, race
+from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race
 from bot.agent.tools import (
     Tool,
     ToolContext,
@@ -18,6 +20,34 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
+
+SettleEndKind = Literal[
+    "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere"
+]
+
+_END_OF_REFUSAL: dict[Status, SettleEndKind] = {
+    Status.REJECTED: "rejected",
+    Status.EXPIRED: "expired",
+    Status.INVALIDATED: "interrupted",
+}
+
+
+@dataclass(frozen=True)
+class SettleEnd:
+    """How settling a turn ended; the loop decides what happens next from it."""
+
+    kind: SettleEndKind
+
+
+SettleStep = ev.AgentEvent | SettleEnd
+
+
+@dataclass
+class Gate:
+    """What the approval gate found for one call."""
+
+    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"] = "awaiting"
+    approval_id: int | None = None
 
 
 class ToolCalls:
@@ -36,18 +66,21 @@ class ToolCalls:
         self.store = store
         self._make_context = make_context
 
-    async def settle(
-        self, state: RunState, handler: Handler, outcome: list[Settle]
-    ) -> AsyncIterator[ev.AgentEvent]:
-        """Gate and run every unanswered call of the last assistant turn, in order."""
+    async def settle(self, state: RunState, handler: Handler) -> AsyncIterator[SettleStep]:
+        """Gate and run every unanswered call of the last assistant turn, in order; the last
+        item is how the turn ended (continue, rejected, expired, interrupted, awaiting)."""
         key = state.request.conversation_key
         unanswered = await self.unanswered(key)
         for position, call in enumerate(unanswered):
-            tool_item = self.registry.get(call.name)
-            if tool_item is None or call.name not in handler.tools:
-                available = ", ".join(handler.tools) or "none"
+            rest = unanswered[position + 1 :]
+            tool_item = self._offered(state, handler, call.name)
+            if tool_item is None:
+                available = ", ".join(
+                    t.name for t in self.registry.select(handler.tools, state.request.guild_id)
+                )
                 content = ToolOutcome(
-                    f"There is no tool called {call.name!r} here. Available tools: {available}.",
+                    f"There is no tool called {call.name!r} here. "
+                    f"Available tools: {available or 'none'}.",
                     is_error=True,
                 )
                 await self._record_result(key, call, content)
@@ -59,25 +92,28 @@ class ToolCalls:
                 await self._record_result(key, call, content)
                 yield ev.ToolResult(call.id, call.name, None, problem, True)
                 continue
-            gate: list[Status | str] = []
+            gate = Gate()
             async for event in self._gate(state, tool_item, call, arguments, gate):
                 yield event
-            verdict = gate[0]
-            if verdict in (Status.REJECTED, Status.EXPIRED, Status.INVALIDATED):
+            if gate.verdict == "awaiting":
+                yield SettleEnd("awaiting_approval")
+                return
+            if gate.verdict == "elsewhere":
+                yield SettleEnd("elsewhere")
+                return
+            if isinstance(gate.verdict, Status):
                 async for event in self._end_after_rejection(
-                    state, call, arguments, verdict, unanswered[position + 1 :]
+                    state, call, arguments, gate.verdict, rest
                 ):
                     yield event
-                outcome.append("interrupted" if verdict == Status.INVALIDATED else "rejected")
+                yield SettleEnd(_END_OF_REFUSAL[gate.verdict])
                 return
-            approval_id = gate[1] if len(gate) > 1 else None
-            assert isinstance(verdict, str)
             yield ev.ToolExecuting(
                 call.id,
                 call.name,
                 arguments,
-                approved_by=verdict,  # type: ignore[arg-type]
-                approval_id=approval_id if isinstance(approval_id, int) else None,
+                approved_by=gate.verdict,
+                approval_id=gate.approval_id,
             )
             ctx = self._make_context(state.request)
             try:
@@ -90,21 +126,26 @@ class ToolCalls:
                     partial=list(ctx.partial) or None,
                 )
                 await self.store.append(key, rejected)
-                yield ev.ToolRejected(call.id, call.name, arguments, "interrupted")
-                for event in await self.invalidate_rest(key, unanswered[position + 1 :]):
+                yield ev.ToolRejected(
+                    call.id, call.name, arguments, "interrupted", None, gate.approval_id
+                )
+                for event in await self.invalidate_rest(key, rest):
                     yield event
-                outcome.append("interrupted")
+                yield SettleEnd("interrupted")
                 return
             await self._record_result(key, call, result)
             yield ev.ToolResult(
-                call.id,
-                call.name,
-                arguments,
-                result.output,
-                result.is_error,
-                approval_id if isinstance(approval_id, int) else None,
+                call.id, call.name, arguments, result.output, result.is_error, gate.approval_id
             )
-        outcome.append("continue")
+        yield SettleEnd("continue")
+
+    def _offered(self, state: RunState, handler: Handler, name: str) -> Tool | None:
+        """The tool, if this handler offers it where the request comes from; scope is enforced
+        here, where tools run, not only when they are listed for the model."""
+        tool_item = self.registry.get(name)
+        if tool_item is None or name not in handler.tools:
+            return None
+        return tool_item if tool_item.available_in(state.request.guild_id) else None
 
     async def _gate(
         self,
@@ -112,18 +153,18 @@ class ToolCalls:
         tool_item: Tool,
         call: m.ToolCall,
         arguments: dict[str, Any],
-        verdict: list[Any],
+        gate: Gate,
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Decide whether the call may run; appends (verdict, approval id) to verdict."""
+        """Decide from the stored row whether the call may run; never waits for a person."""
         request = state.request
         if not tool_item.requires_approval:
-            verdict.append("not_needed")
+            gate.verdict = "not_needed"
             return
         existing = await self.approvals.find_by_call(request.conversation_key, call.id)
         if existing is None:
             ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
             if not ask:
-                verdict.append(why)
+                gate.verdict = "grant" if why == "grant" else "policy"
                 return
             existing = await self.approvals.create(
                 NewApproval(
@@ -139,8 +180,9 @@ class ToolCalls:
                     handler=request.handler,
                 )
             )
-        status = Status(existing.status)
-        if status == Status.PENDING:
+            # The row exists before the card: a decision made anywhere later finds it.
+            gate.verdict = "awaiting"
+            gate.approval_id = existing.id
             yield ev.ApprovalRequired(
                 call.id,
                 call.name,
@@ -149,8 +191,19 @@ class ToolCalls:
                 existing.requester_id,
                 existing.expires_at,
             )
-            status = await self.approvals.wait(existing.id, state.stop)
-        verdict.extend(["person" if status == Status.APPROVED else status, existing.id])
+            return
+        gate.approval_id = existing.id
+        status = Status(existing.status)
+        if status == Status.PENDING:
+            # Still undecided: the click (or the expiry sweep) will resume the conversation.
+            gate.verdict = "awaiting"
+        elif status == Status.APPROVED:
+            # Claimed before running: of two resumes of one decision, only one runs the tool.
+            gate.verdict = "person" if await self.approvals.claim(existing.id) else "elsewhere"
+        elif status == Status.EXECUTED:
+            gate.verdict = "elsewhere"
+        else:
+            gate.verdict = status
 
     async def _end_after_rejection(
         self,

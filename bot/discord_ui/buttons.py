@@ -120,13 +120,11 @@ class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?")
         )
 
 
-def approval_view(approval_id: int, run_id: str | None = None) -> discord.ui.View:
-    """The buttons under a card that waits for approval (plus Stop while a run is live)."""
+def approval_view(approval_id: int) -> discord.ui.View:
+    """The buttons under a card that waits for approval (Reject is how to stop it)."""
     view = discord.ui.View(timeout=None)
     for action in APPROVAL_ACTIONS:
         view.add_item(ApprovalButton(approval_id, action))
-    if run_id:
-        view.add_item(StopButton(run_id))
     return view
 
 

@@ -19,9 +19,11 @@ HELP_JA = """**Otomo（お供）でできること**
 • ☀️ **天気**: 「明日洗濯できる？」「傘いる？」で予報と洗濯アドバイス。
 • 💬 **雑談**: 「暇だなー」など。ときどき どうでもいいTips も。
 • 📚 **サーバーの知識**: ルールやFAQに出典付きで答えます。
+• 📝 **メモ帳**: 「これメモしといて」でサーバーの共有メモに保存。`/notes list` で一覧・検索。
 • 🔐 実行前に確認が必要な操作はボタンで **承認 / 却下 / 常に許可** できます。
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
 • ⏹️ 回答中は **停止** ボタンで止められます。
+• 🧠 `/otomo memory` で覚えている会話を確認、`/otomo forget` で削除できます。
 """
 
 HELP_EN = """**What Otomo can do**
@@ -30,9 +32,11 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
 • ☀️ **Weather**: "do I need an umbrella tomorrow?", laundry advice included.
 • 💬 **Chit-chat**: "I'm bored" — sometimes with a useless-but-fun tip.
 • 📚 **Server knowledge**: rules and FAQ answers with their source.
+• 📝 **Notebook**: "note this down" saves a shared server note. `/notes list` lists and searches.
 • 🔐 Actions with side effects wait for your **Approve / Reject / Always allow**.
   Review or revoke your always-allow grants with `/tools allowed`.
 • ⏹️ Press **Stop** to interrupt an answer.
+• 🧠 `/otomo memory` shows what I keep of our conversation; `/otomo forget` deletes it.
 """
 
 WEB_SEARCH_OFF_JA = (

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 _STATUS_CARD = {
     Status.APPROVED: CardState.RUNNING,
+    Status.EXECUTED: CardState.RUNNING,
     Status.REJECTED: CardState.REJECTED,
     Status.EXPIRED: CardState.EXPIRED,
     Status.INVALIDATED: CardState.INVALIDATED,
@@ -197,7 +198,11 @@ class Front:
                 origin_message_id=message.id,
                 is_admin=self._is_approver(message.author),
             )
-            renderer = self._renderer(message.channel, message.author.id, run, message)
+            # Cards still waiting in this conversation are cancelled by the new message.
+            leftovers = await self._cards_of(
+                await self.approvals.pending_in(request.conversation_key)
+            )
+            renderer = self._renderer(message.channel, message.author.id, run, message, leftovers)
             await renderer.consume(self.agent.run(request, text, run.stop))
         except DeliveryBroken:
             run.stop.set()
@@ -281,18 +286,19 @@ class Front:
         if action == "reject" and request.status == Status.PENDING:
             await interaction.response.send_modal(RejectReasonModal(approval_id))
             return
-        await interaction.response.defer()
         decision = Decision.ALWAYS if action == "always" else Decision.APPROVE
         if action == "reject":
             decision = Decision.REJECT
-        await self._apply_decision(interaction, approval_id, decision, None)
+        self._spawn(self._apply_decision(interaction, approval_id, decision, None), "decision")
 
     async def on_reject_submitted(
         self, interaction: discord.Interaction[Any], approval_id: int, reason: str
     ) -> None:
         """The reject modal was submitted (possibly with an empty reason)."""
-        await interaction.response.defer()
-        await self._apply_decision(interaction, approval_id, Decision.REJECT, reason or None)
+        self._spawn(
+            self._apply_decision(interaction, approval_id, Decision.REJECT, reason or None),
+            "decision",
+        )
 
     async def _apply_decision(
         self,
@@ -301,6 +307,8 @@ class Front:
         decision: Decision,
         reason: str | None,
     ) -> None:
+        # Tracked from before the acknowledgement, so shutdown and tests see the whole decision.
+        await interaction.response.defer()
         outcome = await self.approvals.decide(
             approval_id,
             interaction.user.id,
@@ -309,16 +317,21 @@ class Front:
             is_approver=self._is_approver(interaction.user),
         )
         request = outcome.request
-        stale = outcome.status in (Status.EXPIRED, Status.INVALIDATED)
-        if request is not None and outcome.status is not None and (outcome.effective or stale):
+        if outcome.changed and request is not None and outcome.status is not None:
+            # This click changed the row, so this process shows it and continues the
+            # conversation, in that order (one writer at a time on the card).
+            self._spawn(
+                self._settle(request, outcome.status, interaction.user.id),
+                f"resume approval {request.id}",
+            )
+        elif request is not None and outcome.status in (Status.EXPIRED, Status.INVALIDATED):
             await self._show_decision(request, outcome.status, interaction.user.id)
         if not outcome.effective:
             await interaction.followup.send(outcome.message, ephemeral=True)
-            return
-        if outcome.woke_waiter or request is None:
-            return
-        # Nobody in this process was waiting (the bot restarted): continue from stored state.
-        self._spawn(self._resume(request), f"resume approval {request.id}")
+
+    async def _settle(self, request: ApprovalRequest, status: Status, decided_by: int) -> None:
+        await self._show_decision(request, status, decided_by)
+        await self._resume(request)
 
     async def _show_decision(
         self, request: ApprovalRequest, status: Status, decided_by: int
@@ -348,12 +361,7 @@ class Front:
         try:
             channel = self.bot.get_partial_messageable(request.channel_id)
             timezone = await self.preferences.timezone(request.requester_id)
-            existing: dict[str, tuple[ToolCard, discord.PartialMessage]] = {}
-            if request.card_message_id is not None:
-                existing[request.tool_call_id] = (
-                    card_from_request(request, CardState.RUNNING),
-                    channel.get_partial_message(request.card_message_id),
-                )
+            existing = await self._cards_of([request])
             renderer = self._renderer(channel, request.requester_id, run, None, existing)
             await renderer.consume(self.agent.resume(request.id, run.stop, timezone))
         except DeliveryBroken:
@@ -361,11 +369,30 @@ class Front:
         finally:
             self.runs.pop(run.run_id, None)
 
+    async def _cards_of(
+        self, requests: list[ApprovalRequest]
+    ) -> dict[str, tuple[ToolCard, discord.PartialMessage]]:
+        """The card messages of stored requests, so a later run edits them in place."""
+        cards: dict[str, tuple[ToolCard, discord.PartialMessage]] = {}
+        for request in requests:
+            if request.card_message_id is None:
+                continue
+            state = _STATUS_CARD.get(Status(request.status), CardState.NEEDS_APPROVAL)
+            channel = self.bot.get_partial_messageable(request.channel_id)
+            cards[request.tool_call_id] = (
+                card_from_request(request, state),
+                channel.get_partial_message(request.card_message_id),
+            )
+        return cards
+
     async def expire_overdue_cards(self) -> int:
-        """Mark overdue approvals expired and update their cards (after a restart)."""
+        """Mark overdue approvals expired, update their cards and let each conversation record
+        that nothing ran."""
         expired = await self.approvals.expire_overdue()
         for request in expired:
-            await self._show_decision(request, Status.EXPIRED, 0)
+            self._spawn(
+                self._settle(request, Status.EXPIRED, 0), f"resume expired approval {request.id}"
+            )
         return len(expired)
 
     # -- stop ----------------------------------------------------------------------------

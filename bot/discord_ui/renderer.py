@@ -30,6 +30,14 @@ _REJECTION_STATE = {
     "invalidated": CardState.INVALIDATED,
 }
 
+# The line after a run that ended without its tool running; each way of ending has its own.
+_CLOSING_LINES: dict[str, str] = {
+    "rejected": "-# 了解です。実行しませんでした。/ OK, I did not run it.",
+    "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
+    "not run it.",
+    "interrupted": "-# ⏹️ 停止しました / stopped",
+}
+
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
 
 
@@ -134,9 +142,7 @@ class RunRenderer:
                 # restarted bot always finds the card it must update.
                 if message is not None and self._attach_card is not None:
                     await self._attach_card(event.approval_id, message.id)
-                await self._show_card(
-                    event.call_id, card, view=approval_view(event.approval_id, self.run_id)
-                )
+                await self._show_card(event.call_id, card, view=approval_view(event.approval_id))
             case ev.ToolExecuting():
                 card = self._card_for(event.call_id, event.name)
                 card.state = CardState.RUNNING
@@ -163,10 +169,9 @@ class RunRenderer:
                 await self._send(f"-# {text}")
             case ev.Done(reason=reason):
                 await self._end_segment()
-                if reason == "rejected":
-                    await self._send("-# 了解です。実行しませんでした。/ OK, I did not run it.")
-                elif reason == "interrupted":
-                    await self._send("-# ⏹️ 停止しました / stopped")
+                closing = _CLOSING_LINES.get(reason)
+                if closing:
+                    await self._send(closing)
             case ev.Failed(message=message):
                 await self._end_segment()
                 await self._send(FAILURE_PREFIX + message)
@@ -245,6 +250,12 @@ class RunRenderer:
         host = self._stop_host
         self._stop_host = None
         if host is None or self.broken:
+            return
+        if any(
+            entry.message is host and entry.card.state == CardState.NEEDS_APPROVAL
+            for entry in self._cards.values()
+        ):
+            # The card already shows only its approval buttons, which must outlive the run.
             return
         await self._guard(host.edit(view=None))
 

@@ -1,4 +1,4 @@
-"""Keyword routing of a mention to a handler: reminder → chat → weather, else general."""
+"""Keyword routing of a mention to a handler: reminder → notes → chat → weather, else general."""
 
 from __future__ import annotations
 
@@ -70,6 +70,34 @@ RULES: tuple[Rule, ...] = (
         phrases=_fold(("tell me", "ping me", "let me know", "notify me")),
         needs_time=True,
         name="tell me + a time",
+    ),
+    # The notebook's tools live in the general (and chat) handler: "雨の日の集合場所をメモして"
+    # must not reach the weather handler, which cannot write notes.
+    Rule(
+        GENERAL,
+        lemmas=frozenset({"メモ", "メモる", "ノート", "備忘録", "書き留める"}),
+        phrases=_fold(
+            (
+                "メモ",
+                "めも",
+                "memo",
+                "note this",
+                "note that",
+                "note it",
+                "note down",
+                "take a note",
+                "make a note",
+                "the notes",
+                "our notes",
+                "my notes",
+                "notebook",
+                "write this down",
+                "write that down",
+                "write it down",
+                "jot",
+            )
+        ),
+        name="notebook words",
     ),
     Rule(
         CHAT,

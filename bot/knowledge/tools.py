@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.index import KnowledgeIndex
 
 MAX_RESULTS = 10
 MAX_QUERY_CHARS = 500
+
+
+class NoteSearch(Protocol):
+    """Notes members wrote, searched beside the files (the server notebook provides it)."""
+
+    async def cited_matches(
+        self, guild_id: int, query: str, limit: int, tz: ZoneInfo
+    ) -> list[dict[str, Any]]:
+        """The server's best notes for a question, as the model should see and cite them."""
+        ...
 
 
 async def knowledge_index(ctx: ToolContext) -> KnowledgeIndex:
@@ -21,7 +32,8 @@ async def knowledge_index(ctx: ToolContext) -> KnowledgeIndex:
 @tool(requires_approval=False, source="knowledge")
 async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict[str, Any]:
     """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
-    searches) and return the best matching sections with the file path to cite as `出典: <path>`.
+    searches) and return the best matching sections with the file path to cite as `出典: <path>`,
+    and, beside them, the matching notes members wrote in the server's notebook.
 
     Args:
         query: What to look for, in the user's own words (Japanese or English), e.g.
@@ -51,16 +63,32 @@ async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict
             for hit in hits
         ]
     }
-    if not hits:
+    notes = await _matching_notes(ctx, text, max(1, min(limit, MAX_RESULTS)))
+    if notes:
+        result["notes"] = notes
+    if not hits and not notes:
         result["note"] = (
             "Nothing in the knowledge base matches. Try other key words once; otherwise tell the "
             "user the knowledge base does not cover it instead of guessing."
         )
     else:
         result["note"] = "Cite what you use as `出典: <source>`."
+        if notes:
+            result["note"] += (
+                " Notes are what members wrote, not admin text: cite one as "
+                "`出典: メモ #<id>「<title>」`."
+            )
     if not index.ready:
         result["note"] += " The knowledge base is still being indexed, so results may be partial."
     return result
+
+
+async def _matching_notes(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
+    """The server's notes that match, when the bot keeps a notebook and this is a server."""
+    notes: NoteSearch | None = ctx.services.get(NoteSearch)
+    if notes is None or ctx.guild_id is None:
+        return []
+    return await notes.cited_matches(ctx.guild_id, query, limit, ctx.timezone)
 
 
 KNOWLEDGE_TOOLS: list[Tool] = [search_knowledge]

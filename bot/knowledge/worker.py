@@ -6,14 +6,22 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import PurePosixPath
+from typing import Any, TypeVar
 
 from bot.knowledge.terms import DocumentAnalysis
-from bot.worker import text_executor
+from bot.worker import in_worker, text_executor
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 # (text, fallback title) → analysis; injectable so tests can count tokenisations.
 Analyser = Callable[[str, str], DocumentAnalysis]
+
+
+async def run_in_worker(func: Callable[..., T], *args: Any) -> T:
+    """Run other janome work (a note's terms, a ranking) on the same thread and tokenizer."""
+    return await in_worker(func, *args)
 
 
 async def analyse_in_worker(

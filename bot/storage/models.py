@@ -1,8 +1,8 @@
 """Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
 
-from bot.storage import agent, chat, knowledge, reminders, users
+from bot.storage import agent, chat, knowledge, notes, reminders, users
 from bot.storage.base import Base
 
 metadata = Base.metadata
 
-__all__ = ["Base", "agent", "chat", "knowledge", "metadata", "reminders", "users"]
+__all__ = ["Base", "agent", "chat", "knowledge", "metadata", "notes", "reminders", "users"]

@@ -146,6 +146,27 @@ async def collect(
     return seen
 
 
+async def converse(
+    rig: Rig,
+    events: AsyncIterator[ev.AgentEvent],
+    on_event: OnEvent | None = None,
+) -> list[ev.AgentEvent]:
+    """Drain a run and, whenever it stopped at a card that on_event decided, resume it from
+    the stored history as the process receiving the click does."""
+    seen: list[ev.AgentEvent] = []
+    while True:
+        batch = await collect(events, on_event)
+        seen += batch
+        last = batch[-1] if batch else None
+        if not (isinstance(last, ev.Done) and last.reason == "awaiting_approval"):
+            return seen
+        asked = next(e for e in reversed(batch) if isinstance(e, ev.ApprovalRequired))
+        row = await rig.approvals.get(asked.approval_id)
+        if row is None or row.status == "pending":
+            return seen
+        events = rig.agent.resume(asked.approval_id)
+
+
 @pytest.fixture
 async def database(tmp_path: Path) -> AsyncIterator[Database]:
     """A file-backed database: a "restart" cancels work mid-query, which an in-memory

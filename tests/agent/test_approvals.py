@@ -1,4 +1,4 @@
-"""Approvals are data: who may decide, deciding once, resuming after a restart, stopping."""
+"""Approvals are data: who may decide, deciding once, resuming from history, expiry, stopping."""
 
 from __future__ import annotations
 
@@ -8,26 +8,28 @@ from datetime import timedelta
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent.approvals import Decision, Status
-from tests.agent.conftest import Rig, collect
+from tests.agent.conftest import Rig, collect, converse
 from tests.fakes.llm_server import text, tool_call
 
 
-async def _pending_approval(rig: Rig) -> tuple[asyncio.Task[list[ev.AgentEvent]], int]:
-    """Start a run that stops at an approval card; return the run task and approval id."""
-    seen: asyncio.Queue[int] = asyncio.Queue()
+async def _pending_approval(rig: Rig) -> int:
+    """Run until the card: the run ends there, leaving only the row; return its id."""
+    events = await collect(rig.agent.run(rig.request(), "メモして"))
+    assert events[-1] == ev.Done("", "awaiting_approval", events[-1].usage)  # type: ignore[union-attr]
+    return next(e.approval_id for e in events if isinstance(e, ev.ApprovalRequired))
 
-    async def note(event: ev.AgentEvent) -> None:
-        if isinstance(event, ev.ApprovalRequired):
-            await seen.put(event.approval_id)
 
-    task = asyncio.create_task(collect(rig.agent.run(rig.request(), "メモして"), note))
-    approval_id = await asyncio.wait_for(seen.get(), 5)
-    return task, approval_id
+async def _decide_and_resume(
+    rig: Rig, approval_id: int, user_id: int, decision: Decision, **kwargs: object
+) -> list[ev.AgentEvent]:
+    """Decide as a click does; the caller that changed the row resumes the conversation."""
+    outcome = await rig.approvals.decide(approval_id, user_id, decision, **kwargs)  # type: ignore[arg-type]
+    return await converse(rig, rig.agent.resume(approval_id)) if outcome.changed else []
 
 
 async def test_the_row_exists_before_the_card_is_shown(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "x"}, id="call_9"))
-    task, approval_id = await _pending_approval(rig)
+    approval_id = await _pending_approval(rig)
 
     row = await rig.approvals.get(approval_id)
     assert row is not None and row.status == Status.PENDING
@@ -38,61 +40,74 @@ async def test_the_row_exists_before_the_card_is_shown(rig: Rig) -> None:
         10,
     )
     assert row.expires_at - row.created_at == timedelta(seconds=300)
-    await rig.approvals.decide(approval_id, 100, Decision.REJECT)
-    await task
 
 
 async def test_someone_else_is_refused_and_nothing_changes(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
-    task, approval_id = await _pending_approval(rig)
+    approval_id = await _pending_approval(rig)
 
     outcome = await rig.approvals.decide(approval_id, 999, Decision.APPROVE)
 
-    assert not outcome.effective
+    assert not outcome.effective and not outcome.changed
     assert "Only user100" in outcome.message
     assert (await rig.approvals.get(approval_id)).status == Status.PENDING  # type: ignore[union-attr]
     assert rig.book.notes == []
-    await rig.approvals.decide(approval_id, 100, Decision.APPROVE)
-    await task
+    await _decide_and_resume(rig, approval_id, 100, Decision.APPROVE)
     assert rig.book.notes == ["x"]
 
 
 async def test_an_approver_may_decide_for_someone_else(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
-    task, approval_id = await _pending_approval(rig)
+    approval_id = await _pending_approval(rig)
 
-    outcome = await rig.approvals.decide(approval_id, 999, Decision.APPROVE, is_approver=True)
+    await _decide_and_resume(rig, approval_id, 999, Decision.APPROVE, is_approver=True)
 
-    assert outcome.effective
-    await task
+    assert rig.book.notes == ["x"]
     assert (await rig.approvals.get(approval_id)).decided_by == 999  # type: ignore[union-attr]
 
 
 async def test_deciding_twice_has_one_effect(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
-    task, approval_id = await _pending_approval(rig)
+    approval_id = await _pending_approval(rig)
 
     first, second = await asyncio.gather(
         rig.approvals.decide(approval_id, 100, Decision.APPROVE),
         rig.approvals.decide(approval_id, 100, Decision.REJECT),
     )
-    await task
+    resumed = await asyncio.gather(
+        converse(rig, rig.agent.resume(approval_id)), converse(rig, rig.agent.resume(approval_id))
+    )
 
     assert [first.effective, second.effective].count(True) == 1
+    assert [first.changed, second.changed].count(True) == 1
     assert rig.book.notes == ["x"] or rig.book.notes == []
+    assert len([e for run in resumed for e in run if isinstance(e, ev.Done)]) == 1
     loser = second if first.effective else first
     assert "already" in loser.message
 
 
+async def test_a_run_that_dies_at_its_card_still_runs_the_tool_when_approved(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "生き残る"}), text("メモしました"))
+    run = rig.agent.run(rig.request(), "メモして")
+    async for event in run:
+        if isinstance(event, ev.ApprovalRequired):
+            approval_id = event.approval_id
+            break  # posting the card failed: whoever consumed the run is gone
+    await run.aclose()
+
+    events = await _decide_and_resume(rig, approval_id, 100, Decision.APPROVE)
+
+    assert rig.book.notes == ["生き残る"]
+    assert events[-1] == ev.Done("メモしました", "answered", events[-1].usage)  # type: ignore[union-attr]
+
+
 async def test_resume_after_restart_runs_the_tool_and_continues(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "再起動後"}, id="call_x"))
-    task, approval_id = await _pending_approval(rig)
-    task.cancel()  # the process dies while the card is waiting
-    await asyncio.gather(task, return_exceptions=True)
+    approval_id = await _pending_approval(rig)
 
     restarted = rig.rebuilt()
     outcome = await restarted.approvals.decide(approval_id, 100, Decision.APPROVE)
-    assert outcome.effective and not outcome.woke_waiter
+    assert outcome.effective and outcome.changed
     restarted.llm.queue(text("再起動後もメモしました"))
     events = await collect(restarted.agent.resume(approval_id))
 
@@ -110,39 +125,44 @@ async def test_resume_after_restart_runs_the_tool_and_continues(rig: Rig) -> Non
 
 async def test_an_expired_request_after_restart_runs_nothing(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "late"}))
-    task, approval_id = await _pending_approval(rig)
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    approval_id = await _pending_approval(rig)
 
     restarted = rig.rebuilt()
     rig.clock.advance(timedelta(seconds=301))
     outcome = await restarted.approvals.decide(approval_id, 100, Decision.APPROVE)
+    events = await collect(restarted.agent.resume(approval_id))
 
-    assert not outcome.effective and outcome.status == Status.EXPIRED
+    assert not outcome.effective and outcome.status == Status.EXPIRED and outcome.changed
     assert "expired" in outcome.message
     assert rig.book.notes == []
+    assert [e.reason for e in events if isinstance(e, ev.ToolRejected)] == ["timed_out"]
+    assert events[-1] == ev.Done("", "expired", events[-1].usage)  # type: ignore[union-attr]
 
 
 async def test_sweep_expires_overdue_requests(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "late"}))
-    task, approval_id = await _pending_approval(rig)
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    approval_id = await _pending_approval(rig)
     restarted = rig.rebuilt()
 
     assert await restarted.approvals.expire_overdue() == []
     rig.clock.advance(timedelta(minutes=6))
     expired = await restarted.approvals.expire_overdue()
+    again = await rig.approvals.expire_overdue()
 
     assert [row.id for row in expired] == [approval_id]
+    assert again == []  # a second sweeper (another process) finds nothing left to expire
     assert (await restarted.approvals.get(approval_id)).status == Status.EXPIRED  # type: ignore[union-attr]
+    stored = [s.message for s in await rig.store.all("c10:u100")]
+    await collect(restarted.agent.resume(approval_id))
+    recorded = [s.message for s in await rig.store.all("c10:u100")][len(stored) :]
+    assert [(x.kind, getattr(x, "reason", None)) for x in recorded] == [
+        ("tool_rejected", "timed_out")
+    ]
 
 
 async def test_a_new_message_invalidates_a_leftover_request(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "old"}, id="call_old"))
-    task, approval_id = await _pending_approval(rig)
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    approval_id = await _pending_approval(rig)
 
     restarted = rig.rebuilt()
     restarted.llm.queue(text("新しい話題ですね"))
@@ -156,25 +176,16 @@ async def test_a_new_message_invalidates_a_leftover_request(rig: Rig) -> None:
     assert any(x["role"] == "tool" and x["tool_call_id"] == "call_old" for x in sent)
 
 
-async def test_stop_during_approval_cancels_the_request(rig: Rig) -> None:
-    rig.llm.queue(tool_call("add_note", {"text": "x"}))
-    stop = asyncio.Event()
-    seen: list[ev.AgentEvent] = []
+async def test_a_decision_on_a_cancelled_card_changes_and_runs_nothing(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}), text("別の話ですね"))
+    approval_id = await _pending_approval(rig)
+    await collect(rig.agent.run(rig.request(), "やっぱり別の話"))
 
-    async def on_event(event: ev.AgentEvent) -> None:
-        seen.append(event)
-        if isinstance(event, ev.ApprovalRequired):
-            stop.set()
+    late = await _decide_and_resume(rig, approval_id, 100, Decision.APPROVE)
 
-    events = await collect(rig.agent.run(rig.request(), "メモ", stop), on_event)
-
-    approval_id = next(e.approval_id for e in events if isinstance(e, ev.ApprovalRequired))
+    assert late == []
     assert (await rig.approvals.get(approval_id)).status == Status.INVALIDATED  # type: ignore[union-attr]
-    assert isinstance(events[-1], ev.Done) and events[-1].reason == "interrupted"
-    assert not rig.approvals.has_waiter(approval_id)
     assert rig.book.notes == []
-    late = await rig.approvals.decide(approval_id, 100, Decision.APPROVE)
-    assert not late.effective
 
 
 async def test_stop_during_execution_keeps_partial_output(rig: Rig) -> None:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from datetime import timedelta
 
 from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent.approvals import Decision
-from tests.agent.conftest import Rig, collect
+from bot.agent.tools import ToolContext, tool
+from tests.agent.conftest import Rig, collect, converse
 from tests.fakes.llm_server import (
     auth_error,
     context_length_exceeded,
@@ -47,15 +50,16 @@ async def test_approved_tool_runs_and_its_result_goes_back_to_the_model(rig: Rig
         if isinstance(event, ev.ApprovalRequired):
             assert event.arguments == {"text": "牛乳を買う"}
             outcome = await rig.approvals.decide(event.approval_id, 100, Decision.APPROVE)
-            assert outcome.effective and outcome.woke_waiter
+            assert outcome.effective and outcome.changed
 
-    events = await collect(rig.agent.run(rig.request(), "牛乳を買うってメモして"), approve)
+    events = await converse(rig, rig.agent.run(rig.request(), "牛乳を買うってメモして"), approve)
 
     kinds = [type(e).__name__ for e in events if not isinstance(e, ev.TextDelta)]
     assert kinds == [
         "ToolCallStarted",
         "RoundEnd",
         "ApprovalRequired",
+        "Done",  # the run ends at the card; the decision resumes it from history
         "ToolExecuting",
         "ToolResult",
         "RoundEnd",
@@ -81,7 +85,7 @@ async def test_rejection_ends_the_run_and_the_next_request_shows_it(rig: Rig) ->
         if isinstance(event, ev.ApprovalRequired):
             await rig.approvals.decide(event.approval_id, 100, Decision.REJECT, "今はいらない")
 
-    events = await collect(rig.agent.run(rig.request(), "メモして"), reject)
+    events = await converse(rig, rig.agent.run(rig.request(), "メモして"), reject)
 
     assert rig.book.notes == []
     assert rig.llm.request_count == 1
@@ -97,14 +101,17 @@ async def test_rejection_ends_the_run_and_the_next_request_shows_it(rig: Rig) ->
     assert "rejected" in tool_message["content"] and "今はいらない" in tool_message["content"]
 
 
-async def test_unanswered_approval_expires_and_counts_as_rejected(rig: Rig) -> None:
-    rig = rig.rebuilt(approvals_timeout=0.2)
+async def test_unanswered_approval_expires_and_ends_as_expired_not_rejected(rig: Rig) -> None:
     rig.llm.queue(tool_call("add_note", {"text": "x"}))
+    await collect(rig.agent.run(rig.request(), "メモして"))
+    rig.clock.advance(timedelta(seconds=301))
 
-    events = await collect(rig.agent.run(rig.request(), "メモして"))
+    (expired,) = await rig.approvals.expire_overdue()
+    events = await converse(rig, rig.agent.resume(expired.id))
 
     assert of_type(events, ev.ToolRejected)[0].reason == "timed_out"
-    assert events[-1] == ev.Done("", "rejected", events[-1].usage)
+    assert events[-1] == ev.Done("", "expired", events[-1].usage)
+    assert rig.book.notes == []
     stored = [s.message for s in await rig.store.all("c10:u100")]
     assert isinstance(stored[-1], m.ToolRejectedMessage) and stored[-1].reason == "timed_out"
 
@@ -127,7 +134,7 @@ async def test_always_allow_grant_skips_the_question_next_time(rig: Rig) -> None
         if isinstance(event, ev.ApprovalRequired):
             await rig.approvals.decide(event.approval_id, 100, Decision.ALWAYS)
 
-    await collect(rig.agent.run(rig.request(), "メモ1"), always)
+    await converse(rig, rig.agent.run(rig.request(), "メモ1"), always)
     rig.llm.queue(tool_call("add_note", {"text": "two"}), text("ok"))
     events = await collect(rig.agent.run(rig.request(), "メモ2"))
 
@@ -186,7 +193,7 @@ async def test_tool_error_tells_the_model_what_to_fix(rig: Rig) -> None:
         if isinstance(event, ev.ApprovalRequired):
             await rig.approvals.decide(event.approval_id, 100, Decision.APPROVE)
 
-    events = await collect(rig.agent.run(rig.request(), "メモ"), approve)
+    events = await converse(rig, rig.agent.run(rig.request(), "メモ"), approve)
 
     expected = "the note is empty: ask the user what to write"
     assert of_type(events, ev.ToolResult)[0].output == expected
@@ -223,7 +230,7 @@ async def test_several_tool_calls_in_one_turn_are_each_gated(rig: Rig) -> None:
             asked.append(event.approval_id)
             await rig.approvals.decide(event.approval_id, 100, Decision.APPROVE)
 
-    await collect(rig.agent.run(rig.request(), "aとbをメモ"), approve)
+    await converse(rig, rig.agent.run(rig.request(), "aとbをメモ"), approve)
 
     assert len(asked) == 2 and asked[0] != asked[1]
     assert rig.book.notes == ["a", "b"]
@@ -238,7 +245,7 @@ async def test_rejecting_the_first_of_two_calls_never_runs_the_second(rig: Rig) 
         if isinstance(event, ev.ApprovalRequired):
             await rig.approvals.decide(event.approval_id, 100, Decision.REJECT)
 
-    events = await collect(rig.agent.run(rig.request(), "aとb"), reject)
+    events = await converse(rig, rig.agent.run(rig.request(), "aとb"), reject)
 
     assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "invalidated"]
     assert rig.book.notes == []
@@ -289,3 +296,42 @@ async def test_planning_round_asking_for_tools_continues_with_tools(rig: Rig) ->
     assert rig.llm.requests[0].tools == [] and rig.llm.requests[1].tool_names
     planned = rig.llm.requests[1].messages
     assert all("<need_tool>" not in (x.get("content") or "") for x in planned)
+
+
+async def test_planning_round_without_a_tag_goes_on_to_the_tool_loop(rig: Rig) -> None:
+    rig = rig.rebuilt()
+    rig.settings = rig.settings.model_copy(update={"agent_planning": True})
+    rig.agent.settings = rig.settings
+    rig.llm.queue(text("メモの数を確認しますね。"), tool_call("count_notes", {}), text("0件です"))
+
+    events = await collect(rig.agent.run(rig.request(), "メモ何件？"))
+
+    assert events[-1] == ev.Done("0件です", "answered", events[-1].usage)
+    assert rig.llm.request_count == 3
+    assert rig.llm.requests[0].tools == [] and rig.llm.requests[1].tool_names
+    after_plan = rig.llm.requests[1].messages[-2:]
+    assert after_plan == [
+        {"role": "assistant", "content": "メモの数を確認しますね。"},
+        {"role": "user", "content": "[continue]"},
+    ]
+
+
+async def test_a_tool_scoped_to_another_guild_is_refused_when_named(rig: Rig) -> None:
+    @tool(requires_approval=False, guild_id=2)
+    async def guild_secret(ctx: ToolContext) -> str:
+        """Only for guild 2."""
+        rig.book.notes.append("leaked")
+        return "secret"
+
+    rig.agent.registry.register(guild_secret)
+    general = rig.agent.handlers["general"]
+    rig.agent.handlers["general"] = replace(general, tools=(*general.tools, "guild_secret"))
+    rig.llm.queue(tool_call("guild_secret", {}), text("使えませんでした"))
+
+    events = await collect(rig.agent.run(rig.request(), "秘密を教えて"))  # from guild 1
+
+    assert "guild_secret" not in rig.llm.requests[0].tool_names
+    result = of_type(events, ev.ToolResult)[0]
+    assert result.is_error and "no tool called 'guild_secret'" in result.output
+    assert "guild_secret" not in result.output.split("Available tools:")[1]
+    assert rig.book.notes == []

@@ -186,3 +186,25 @@ async def test_a_card_that_expired_while_the_bot_was_down_says_so(
         assert custom_ids(fake.message(int(card["id"])) or {}) == []
         assert await _reminders(otomo) == []
         assert llm.request_count == 1
+
+
+async def test_a_card_whose_post_failed_still_runs_the_tool_when_approved(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    # Discord shows the buttons but answers 503: the answer that asked for approval dies.
+    llm.queue(tool_call("create_reminder", REMINDER))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        fake.inject(
+            "PATCH", rf"/channels/{GENERAL_CHANNEL_ID}/messages/\d+", status=503, applied=True
+        )
+        card = await _card(otomo)
+        await otomo.idle()
+
+        llm.queue(text("登録しました"))
+        click = await fake.click_button(int(card["id"]), _button(card, "approve"), HANA_ID)
+        assert (await click.wait_response())["type"] == 6
+        await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda m: m["content"] == "登録しました")
+        await otomo.idle()
+
+        assert await _reminders(otomo) == ["歯医者"]
+        assert "done" in card_state(fake.message(int(card["id"])) or {})

@@ -77,6 +77,9 @@ class Fault:
     global_: bool
     code: int
     message: str
+    # Discord carried the request out and still answered the error (a proxy's 5xx after the
+    # backend committed), so the client sees a failure for something that happened.
+    applied: bool = False
     served: int = 0
 
     def matches(self, method: str, path: str) -> bool:
@@ -105,6 +108,7 @@ class RestServer(FakeDiscordState):
         code: int | None = None,
         message: str | None = None,
         channel_id: int | None = None,
+        applied: bool = False,
     ) -> Fault:
         """Answer the next ``times`` matching requests (None = all) with a Discord-shaped error."""
         if path_regex is None:
@@ -124,6 +128,7 @@ class RestServer(FakeDiscordState):
             global_,
             code,
             message,
+            applied,
         )
         self.faults.append(fault)
         return fault
@@ -225,10 +230,14 @@ class RestServer(FakeDiscordState):
         token_route = path.startswith(_TOKEN_ROUTES)
         if not token_route and not self._token_ok(request.headers.get("Authorization")):
             return error_reply(401)
+        applied: Fault | None = None
         for fault in self.faults:
             if fault.matches(request.method, path):
                 fault.served += 1
-                return self._fault_reply(fault, request.method, path)
+                if not fault.applied:
+                    return self._fault_reply(fault, request.method, path)
+                applied = fault
+                break
         if self._global_window is not None and not token_route:
             allowed, _, reset_after = self._global_window.take(time.monotonic())
             if not allowed:
@@ -238,6 +247,8 @@ class RestServer(FakeDiscordState):
             return error_reply(405) if method_matched else error_reply(404)
         handler: _RouteHandler = getattr(self, handler_name)
         reply: RestReply = await handler(RestCall(request, params, body, files, record))
+        if applied is not None:
+            return self._fault_reply(applied, request.method, path)
         return reply
 
     def _fault_reply(self, fault: Fault, method: str, path: str) -> RestReply:

@@ -1,0 +1,275 @@
+"""The server notebook: write, read, list, search and delete a server's shared notes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import Clock
+from bot.knowledge.worker import run_in_worker
+from bot.notes.search import note_terms, rank_notes
+from bot.storage.notes import NOTE_TITLE_CHARS, Note
+
+# A note is something to glance at: it fits one Discord message with its header.
+NOTE_MAX_CHARS = 1500
+NOTE_TITLE_MAX = 60
+MAX_NOTES_PER_SERVER = 1000
+LIST_PAGE_SIZE = 10
+
+
+class NoteError(Exception):
+    """A note request that cannot be done; the message says why and what to do instead."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoteAuthor:
+    """Who writes, edits or deletes a note."""
+
+    user_id: int
+    name: str
+    is_admin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NoteView:
+    """A note as people and the model see it."""
+
+    id: int
+    guild_id: int
+    channel_id: int
+    title: str
+    body: str
+    author_id: int
+    author_name: str
+    created_at: datetime
+    updated_at: datetime
+    updated_by_name: str | None
+
+    @classmethod
+    def of(cls, row: Note) -> NoteView:
+        """The view of a stored note."""
+        return cls(
+            row.id,
+            row.guild_id,
+            row.channel_id,
+            row.title,
+            row.body,
+            row.author_id,
+            row.author_name,
+            row.created_at,
+            row.updated_at,
+            row.updated_by_name,
+        )
+
+    @property
+    def label(self) -> str:
+        """How a note is named and cited: `#12「買い出しリスト」`."""
+        return f"#{self.id}「{self.title}」"
+
+    def to_output(self, tz: ZoneInfo, *, with_body: bool = True) -> dict[str, Any]:
+        """The note for the model, times in the reader's zone."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "author": self.author_name,
+            "written": self.created_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+        }
+        if self.updated_by_name is not None:
+            out["edited"] = self.updated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+            out["edited_by"] = self.updated_by_name
+        if with_body:
+            out["text"] = self.body
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class NoteHit:
+    """A note matching a search, with an excerpt around the matched words."""
+
+    note: NoteView
+    relevance: float
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotePage:
+    """One page of a server's notes, newest first."""
+
+    notes: list[NoteView]
+    total: int
+    page: int
+    pages: int
+
+
+def default_title(text: str) -> str:
+    """A title from the note's first line when the writer gave none."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first if len(first) <= NOTE_TITLE_MAX else first[: NOTE_TITLE_MAX - 1] + "…"
+
+
+def _clean(text: str, title: str | None) -> tuple[str, str]:
+    body = text.strip()
+    if not body:
+        raise NoteError("The note is empty: give the text to note down.")
+    if len(body) > NOTE_MAX_CHARS:
+        raise NoteError(
+            f"The note is {len(body)} characters long; a note holds at most {NOTE_MAX_CHARS}. "
+            "Shorten it or split it into several notes (longer texts belong in the knowledge "
+            "base, which admins edit with /kb)."
+        )
+    name = " ".join((title or "").split()) or default_title(body)
+    if len(name) > NOTE_TITLE_MAX:
+        raise NoteError(f"The title is {len(name)} characters; use at most {NOTE_TITLE_MAX}.")
+    return name[:NOTE_TITLE_CHARS], body
+
+
+class Notebook:
+    """Per-server notes in the database; terms are computed once, when a note is written."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+        self._sessions = sessions
+        self._clock = clock
+
+    async def write(
+        self,
+        guild_id: int,
+        channel_id: int,
+        author: NoteAuthor,
+        text: str,
+        title: str | None = None,
+    ) -> NoteView:
+        """Add a note to the server's notebook."""
+        name, body = _clean(text, title)
+        terms = await run_in_worker(note_terms, name, body)
+        now = self._clock.now()
+        async with self._sessions() as session, session.begin():
+            count = await session.scalar(
+                select(func.count()).select_from(Note).where(Note.guild_id == guild_id)
+            )
+            if (count or 0) >= MAX_NOTES_PER_SERVER:
+                raise NoteError(
+                    f"This server's notebook is full ({MAX_NOTES_PER_SERVER} notes). Ask an "
+                    "admin to delete old notes with /notes delete."
+                )
+            row = Note(
+                guild_id=guild_id,
+                channel_id=channel_id,
+                title=name,
+                body=body,
+                terms=terms,
+                author_id=author.user_id,
+                author_name=author.name[:100],
+                created_at=now,
+                updated_at=now,
+                updated_by_name=None,
+            )
+            session.add(row)
+            await session.flush()
+            return NoteView.of(row)
+
+    async def rewrite(
+        self,
+        guild_id: int,
+        note_id: int,
+        editor: NoteAuthor,
+        text: str,
+        title: str | None = None,
+    ) -> NoteView:
+        """Replace a note's text (and title); only its author or an admin may."""
+        async with self._sessions() as session:
+            row = await self._row(session, guild_id, note_id)
+            _check_owner(row, editor, "edit")
+            name, body = _clean(text, title or row.title)
+        terms = await run_in_worker(note_terms, name, body)
+        async with self._sessions() as session, session.begin():
+            row = await self._row(session, guild_id, note_id)
+            row.title, row.body, row.terms = name, body, terms
+            row.updated_at = self._clock.now()
+            row.updated_by_name = editor.name[:100]
+            await session.flush()
+            return NoteView.of(row)
+
+    async def get(self, guild_id: int, note_id: int) -> NoteView:
+        """One note of this server, or a NoteError naming the way to find the right id."""
+        async with self._sessions() as session:
+            return NoteView.of(await self._row(session, guild_id, note_id))
+
+    async def page(self, guild_id: int, page: int = 1, size: int = LIST_PAGE_SIZE) -> NotePage:
+        """A page of the server's notes, newest first (the last page when page is too high)."""
+        async with self._sessions() as session:
+            total = (
+                await session.scalar(
+                    select(func.count()).select_from(Note).where(Note.guild_id == guild_id)
+                )
+                or 0
+            )
+            pages = max(1, -(-total // size))
+            page = min(max(1, page), pages)
+            rows = (
+                await session.scalars(
+                    select(Note)
+                    .where(Note.guild_id == guild_id)
+                    .order_by(Note.id.desc())
+                    .offset((page - 1) * size)
+                    .limit(size)
+                )
+            ).all()
+        return NotePage([NoteView.of(r) for r in rows], total, page, pages)
+
+    async def search(self, guild_id: int, query: str, limit: int = 5) -> list[NoteHit]:
+        """The server's notes that best match a question, best first."""
+        async with self._sessions() as session:
+            rows = (await session.scalars(select(Note).where(Note.guild_id == guild_id))).all()
+        if not rows:
+            return []
+        by_id = {row.id: row for row in rows}
+        candidates = [(r.id, f"{r.title}\n{r.body}", r.terms) for r in rows]
+        ranked = await run_in_worker(rank_notes, query, candidates, limit)
+        return [NoteHit(NoteView.of(by_id[r.note_id]), r.relevance, r.snippet) for r in ranked]
+
+    async def cited_matches(
+        self, guild_id: int, query: str, limit: int, tz: ZoneInfo
+    ) -> list[dict[str, Any]]:
+        """Matching notes as search_knowledge returns them beside the files."""
+        return [
+            {
+                "note": f"#{hit.note.id}",
+                "title": hit.note.title,
+                "author": hit.note.author_name,
+                "written": hit.note.created_at.astimezone(tz).strftime("%Y-%m-%d"),
+                "relevance": round(hit.relevance, 2),
+                "snippet": hit.snippet,
+            }
+            for hit in await self.search(guild_id, query, limit)
+        ]
+
+    async def delete(self, guild_id: int, note_id: int, by: NoteAuthor) -> NoteView:
+        """Delete a note; only its author or an admin may."""
+        async with self._sessions() as session, session.begin():
+            row = await self._row(session, guild_id, note_id)
+            _check_owner(row, by, "delete")
+            view = NoteView.of(row)
+            await session.execute(delete(Note).where(Note.id == note_id))
+            return view
+
+    async def _row(self, session: AsyncSession, guild_id: int, note_id: int) -> Note:
+        row = await session.get(Note, note_id)
+        if row is None or row.guild_id != guild_id:
+            raise NoteError(
+                f"There is no note #{note_id} in this server's notebook: list the notes to "
+                "find its number."
+            )
+        return row
+
+
+def _check_owner(row: Note, who: NoteAuthor, action: str) -> None:
+    if row.author_id != who.user_id and not who.is_admin:
+        raise NoteError(
+            f"Note #{row.id} was written by {row.author_name}; only they or an admin may "
+            f"{action} it."
+        )

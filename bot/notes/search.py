@@ -1,0 +1,53 @@
+"""Ranking notes for a question with the knowledge base's terms, synonyms and BM25."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.knowledge.bm25 import BM25Index
+from bot.knowledge.snippets import make_snippet
+from bot.knowledge.terms import FIELD_WEIGHT, SYNONYM_WEIGHT, query_terms, search_terms
+
+# A notebook is small, so a word no note uses weighs heavily in the best score possible:
+# keep any real match and let the order (and the relevance shown) speak.
+MIN_RELEVANCE = 0.05
+
+
+def note_terms(title: str, body: str) -> dict[str, float]:
+    """Weighted search terms of a note: a word of the title counts like FIELD_WEIGHT mentions."""
+    counts: Counter[str] = Counter(search_terms(body))
+    for term in search_terms(title):
+        counts[term] += FIELD_WEIGHT
+    return {term: float(count) for term, count in counts.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class RankedNote:
+    """A note id, how well it matched, and the words of the question it matched."""
+
+    note_id: int
+    relevance: float
+    snippet: str
+
+
+def rank_notes(
+    query: str, notes: Sequence[tuple[int, str, Mapping[str, float]]], limit: int
+) -> list[RankedNote]:
+    """The best notes among (id, text, terms) for a question, best first (CPU-bound: janome)."""
+    items = query_terms(query)
+    if not items or not notes:
+        return []
+    index = BM25Index()
+    texts: dict[int, str] = {}
+    for note_id, text, terms in notes:
+        index.add(note_id, terms)
+        texts[note_id] = text
+    concepts = [[(item.term, 1.0), *((s, SYNONYM_WEIGHT) for s in item.synonyms)] for item in items]
+    wanted = {term for concept in concepts for term, _ in concept}
+    return [
+        RankedNote(hit.doc_id, hit.relevance, make_snippet(texts[hit.doc_id], wanted))
+        for hit in index.search(concepts, limit)
+        if hit.relevance >= MIN_RELEVANCE
+    ]

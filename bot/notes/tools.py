@@ -1,0 +1,105 @@
+"""Note tools for the agent: write a note (approved first), read one, list or search them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.notes.notebook import LIST_PAGE_SIZE, NoteAuthor, Notebook, NoteError
+
+NO_SERVER = (
+    "Notes belong to a server's shared notebook and this is a direct message: tell the user to "
+    "ask in a channel of their server."
+)
+CITE = "Cite a note you use as `出典: メモ #<id>「<title>」`."
+
+
+def _guild(ctx: ToolContext) -> int:
+    if ctx.guild_id is None:
+        raise ToolError(NO_SERVER)
+    return ctx.guild_id
+
+
+def _author(ctx: ToolContext) -> NoteAuthor:
+    return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
+
+
+@tool(source="notes")
+async def write_note(
+    ctx: ToolContext, text: str, title: str | None = None, note_id: int | None = None
+) -> dict[str, Any]:
+    """Write a note in this server's shared notebook, which every member can read (use it
+    when someone asks to note something down: 「これメモしといて」, "note this down").
+
+    Args:
+        text: what to note, complete enough to be understood later without the chat, in the
+            user's words (at most 1500 characters).
+        title: a short title (at most 60 characters); leave it out to use the first line.
+        note_id: to replace the text of an existing note instead (its author or an admin only).
+    """
+    guild = _guild(ctx)
+    notebook = ctx.service(Notebook)
+    try:
+        if note_id is None:
+            note = await notebook.write(guild, ctx.channel_id, _author(ctx), text, title)
+        else:
+            note = await notebook.rewrite(guild, note_id, _author(ctx), text, title)
+    except NoteError as exc:
+        raise ToolError(str(exc)) from None
+    return {
+        "saved": True,
+        **note.to_output(ctx.timezone, with_body=False),
+        "summary": f"メモ {note.label} を保存しました / saved note {note.label}",
+    }
+
+
+@tool(requires_approval=False, source="notes")
+async def read_note(ctx: ToolContext, note_id: int) -> dict[str, Any]:
+    """Read one note of this server's notebook in full.
+
+    Args:
+        note_id: the note's number, from list_notes or search_knowledge (e.g. 12 for #12).
+    """
+    try:
+        note = await ctx.service(Notebook).get(_guild(ctx), note_id)
+    except NoteError as exc:
+        raise ToolError(str(exc)) from None
+    return {**note.to_output(ctx.timezone), "note": CITE}
+
+
+@tool(requires_approval=False, source="notes")
+async def list_notes(ctx: ToolContext, search: str | None = None, page: int = 1) -> dict[str, Any]:
+    """List this server's notes, newest first, or find the notes about something
+    (「メモ見せて」, "what did we note about the trip?").
+
+    Args:
+        search: words to look for in the notes; leave it out to list the newest ones.
+        page: which page of 10 notes when listing without search words.
+    """
+    guild = _guild(ctx)
+    notebook = ctx.service(Notebook)
+    if search and search.strip():
+        hits = await notebook.search(guild, search.strip(), LIST_PAGE_SIZE)
+        return {
+            "notes": [
+                {**h.note.to_output(ctx.timezone, with_body=False), "snippet": h.snippet}
+                for h in hits
+            ],
+            "note": (CITE + " Use read_note for the whole text.")
+            if hits
+            else "No note matches; try other words once, or list the newest notes.",
+        }
+    listing = await notebook.page(guild, page)
+    return {
+        "notes": [
+            {**n.to_output(ctx.timezone, with_body=False), "snippet": n.body[:120]}
+            for n in listing.notes
+        ],
+        "total": listing.total,
+        "page": listing.page,
+        "pages": listing.pages,
+        "note": "Use read_note for a whole note." if listing.total else "The notebook is empty.",
+    }
+
+
+NOTE_TOOLS: list[Tool] = [write_note, read_note, list_notes]

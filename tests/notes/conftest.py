@@ -1,0 +1,54 @@
+"""Fixtures: a notebook on the in-memory database, and a tool context in a server channel."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.agent.tools import ToolContext
+from bot.clock import ManualClock
+from bot.notes import Notebook
+from bot.settings import Settings
+from bot.storage import Database
+
+GUILD = 100
+OTHER_GUILD = 200
+CHANNEL = 300
+HANA = 1
+TARO = 2
+TOKYO = ZoneInfo("Asia/Tokyo")
+
+
+@pytest.fixture
+def notebook(database: Database, clock: ManualClock) -> Notebook:
+    return Notebook(database.sessions, clock)
+
+
+@pytest.fixture
+def make_ctx(
+    database: Database,
+    clock: ManualClock,
+    notebook: Notebook,
+    make_settings: Callable[..., Settings],
+) -> Callable[..., ToolContext]:
+    """A ToolContext of a member in a server channel, with the notebook injected."""
+
+    def build(**overrides: Any) -> ToolContext:
+        values: dict[str, Any] = {
+            "user_id": HANA,
+            "user_name": "hana",
+            "guild_id": GUILD,
+            "channel_id": CHANNEL,
+            "clock": clock,
+            "sessions": database.sessions,
+            "settings": make_settings(),
+            "timezone": TOKYO,
+            "services": {Notebook: notebook},
+        }
+        values.update(overrides)
+        return ToolContext(**values)
+
+    return build

@@ -83,7 +83,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     """Create and migrate the database and build the agent with every feature's tools."""
     clock = clock or SystemClock()
     loop_watch = watch_event_loop(settings.loop_slow_step_ms)
-    # litellm and janome load on threads while the database is migrated.
+    # Seconds of import and first-call set-up: on threads while the database is migrated,
+    # before the gateway connects, never on the event loop later.
     preparing = asyncio.ensure_future(warmup.prepare(settings))
     database = create_database(settings.database_url)
     try:

@@ -106,6 +106,9 @@ class Settings(BaseModel):
     respond_in_dms: bool = Field(True, alias="RESPOND_IN_DMS")
     user_rate_limit_per_minute: int = Field(5, ge=1, le=600, alias="USER_RATE_LIMIT_PER_MINUTE")
     max_input_chars: int = Field(2000, ge=10, le=20000, alias="MAX_INPUT_CHARS")
+    max_files_per_message: int = Field(5, ge=0, le=50, alias="MAX_FILES_PER_MESSAGE")
+    max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
+    max_image_bytes: int = Field(5_000_000, ge=10_000, le=5 * 10**7, alias="MAX_IMAGE_BYTES")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
 
     # LLM
@@ -116,6 +119,8 @@ class Settings(BaseModel):
     llm_timeout_seconds: float = Field(60.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
     llm_num_retries: int = Field(2, ge=0, le=10, alias="LLM_NUM_RETRIES")
     llm_log_prompts: bool = Field(False, alias="LLM_LOG_PROMPTS")
+    llm_models: CsvList = Field(default_factory=list, alias="LLM_MODELS")
+    llm_vision_models: CsvList = Field(default_factory=list, alias="LLM_VISION_MODELS")
 
     # Agent
     agent_max_steps: int = Field(6, ge=1, le=50, alias="AGENT_MAX_STEPS")

@@ -5,27 +5,21 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.messages import ToolCall
+from bot.agent.provider import LLMFailure, failure_from_exception, import_litellm
 from bot.clock import Clock
-from bot.settings import Settings, prepare_litellm_environment
+from bot.settings import Settings
 from bot.storage.agent import LLMCall
 
 log = logging.getLogger(__name__)
 
-
-class LLMFailure(Exception):
-    """A model call failed; `sentence` is safe to show a user, `kind` names the failure."""
-
-    def __init__(self, kind: str, sentence: str) -> None:
-        super().__init__(sentence)
-        self.kind = kind
-        self.sentence = sentence
+__all__ = ["LLMClient", "LLMFailure", "TextChunk", "ToolCallName", "Turn", "Usage"]
 
 
 @dataclass
@@ -72,87 +66,64 @@ class Turn:
 StreamItem = TextChunk | ToolCallName | Turn
 
 
-def _import_litellm() -> Any:
-    prepare_litellm_environment()
-    import litellm
-
-    # litellm prints provider help banners on errors; our own sentences replace them.
-    litellm.suppress_debug_info = True
-    # Any provider: drop OpenAI-only options (e.g. stream_options) a provider does not accept
-    # instead of failing the call.
-    litellm.drop_params = True
-    return litellm
+ModelSource = Callable[[], Awaitable[str]]
 
 
-def failure_from_exception(exc: BaseException) -> LLMFailure:
-    """Map a litellm/OpenAI exception to a sentence a user can act on."""
-    litellm = _import_litellm()
-    checks: list[tuple[Any, str, str]] = [
-        (
-            litellm.ContextWindowExceededError,
-            "context_too_long",
-            "This conversation got too long for the model. Start a new topic or ask an admin "
-            "to raise the model's context size.",
-        ),
-        (
-            litellm.AuthenticationError,
-            "auth",
-            "The AI service refused our credentials. An admin needs to check LLM_API_KEY.",
-        ),
-        (
-            litellm.RateLimitError,
-            "rate_limit",
-            "The AI service is rate-limiting us right now. Please try again in a minute.",
-        ),
-        (
-            litellm.Timeout,
-            "timeout",
-            "The AI service took too long to answer. Please try again in a moment.",
-        ),
-        (
-            litellm.APIConnectionError,
-            "unreachable",
-            "I could not reach the AI service. Please try again later; an admin may need to "
-            "check LLM_API_BASE.",
-        ),
-        (
-            litellm.NotFoundError,
-            "model_not_found",
-            "The configured model does not exist at the AI service. An admin needs to check "
-            "LLM_MODEL.",
-        ),
-        (
-            litellm.BadRequestError,
-            "bad_request",
-            "The AI service rejected the request. Please rephrase, or start a new topic.",
-        ),
-    ]
-    for cls, kind, sentence in checks:
-        if isinstance(exc, cls):
-            return LLMFailure(kind, sentence)
-    return LLMFailure(
-        "server_error",
-        "The AI service had an error and did not answer. Please try again in a moment.",
-    )
+def without_image_data(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each image's data URL shortened, for the call log."""
+    cleaned: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = [
+                {"type": "image_url", "image_url": {"url": "(image data omitted)"}}
+                if part.get("type") == "image_url"
+                else part
+                for part in content
+            ]
+            message = {**message, "content": content}
+        cleaned.append(message)
+    return cleaned
 
 
 class LLMClient:
-    """Calls the configured model through litellm and logs every call."""
+    """Calls the chosen model through litellm and logs every call."""
 
     def __init__(
         self,
         settings: Settings,
         sessions: async_sessionmaker[AsyncSession] | None,
         clock: Clock,
+        model_source: ModelSource | None = None,
     ) -> None:
         self._settings = settings
         self._sessions = sessions
         self._clock = clock
+        self._model_source = model_source
 
-    def _params(self) -> dict[str, Any]:
+    async def current_model(self) -> str:
+        """The model new runs use: the admins' /model choice, else LLM_MODEL."""
+        if self._model_source is None:
+            return self._settings.llm_model
+        try:
+            return await self._model_source()
+        except Exception:
+            log.exception("Could not read the chosen model; using LLM_MODEL")
+            return self._settings.llm_model
+
+    def supports_vision(self, model: str) -> bool:
+        """Whether the model takes image parts: LLM_VISION_MODELS, else what litellm knows."""
+        if model in self._settings.llm_vision_models:
+            return True
+        try:
+            return bool(import_litellm().supports_vision(model=model))
+        except Exception:
+            return False
+
+    def _params(self, model: str) -> dict[str, Any]:
         settings = self._settings
         params: dict[str, Any] = {
-            "model": settings.llm_model,
+            "model": model,
             "timeout": settings.llm_timeout_seconds,
             "num_retries": settings.llm_num_retries,
         }
@@ -171,9 +142,11 @@ class LLMClient:
         *,
         purpose: str = "agent",
         conversation_key: str | None = None,
+        model: str | None = None,
     ) -> AsyncGenerator[StreamItem, None]:
         """Stream one model call: text chunks and tool-call names, then the whole Turn."""
-        litellm = _import_litellm()
+        litellm = import_litellm()
+        model = model or await self.current_model()
         started = self._clock.now()
         t0 = time.perf_counter()
         turn = Turn()
@@ -185,7 +158,7 @@ class LLMClient:
                 tools=tools or None,
                 stream=True,
                 stream_options={"include_usage": True},
-                **self._params(),
+                **self._params(model),
             )
             async for chunk in response:
                 usage = getattr(chunk, "usage", None)
@@ -232,7 +205,7 @@ class LLMClient:
             raise failure_from_exception(exc) from exc
         finally:
             turn.usage.calls = 1
-            await self._log(purpose, conversation_key, started, t0, turn, error, messages)
+            await self._log(model, purpose, conversation_key, started, t0, turn, error, messages)
         yield turn
 
     async def complete(
@@ -243,13 +216,14 @@ class LLMClient:
         conversation_key: str | None = None,
     ) -> str:
         """One non-streamed text answer (summaries, tips)."""
-        litellm = _import_litellm()
+        litellm = import_litellm()
+        model = await self.current_model()
         started = self._clock.now()
         t0 = time.perf_counter()
         turn = Turn()
         error: str | None = None
         try:
-            response = await litellm.acompletion(messages=messages, **self._params())
+            response = await litellm.acompletion(messages=messages, **self._params(model))
             turn.text = response.choices[0].message.content or ""
             usage = getattr(response, "usage", None)
             if usage:
@@ -259,10 +233,11 @@ class LLMClient:
             error = f"{type(exc).__name__}: {exc}"
             raise failure_from_exception(exc) from exc
         finally:
-            await self._log(purpose, conversation_key, started, t0, turn, error, messages)
+            await self._log(model, purpose, conversation_key, started, t0, turn, error, messages)
 
     async def _log(
         self,
+        model: str,
         purpose: str,
         conversation_key: str | None,
         started: Any,
@@ -275,7 +250,7 @@ class LLMClient:
             return
         debug = self._settings.llm_log_prompts
         row = LLMCall(
-            model=self._settings.llm_model,
+            model=model,
             purpose=purpose,
             conversation_key=conversation_key,
             started_at=started,
@@ -283,7 +258,7 @@ class LLMClient:
             tokens_in=turn.usage.prompt_tokens or None,
             tokens_out=turn.usage.completion_tokens or None,
             error=error,
-            prompt=json.dumps(messages, ensure_ascii=False) if debug else None,
+            prompt=json.dumps(without_image_data(messages), ensure_ascii=False) if debug else None,
             response=(
                 json.dumps(
                     {"text": turn.text, "tool_calls": [c.model_dump() for c in turn.tool_calls]},

@@ -14,9 +14,11 @@ from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent import planning
 from bot.agent.approvals import ApprovalService, Status
+from bot.agent.attachments import AttachmentLimits, prepare, quoted_ids
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
+from bot.agent.shared import Shared
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.clock import Clock
@@ -25,6 +27,9 @@ from bot.settings import Settings
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
 log = logging.getLogger(__name__)
+
+# Characters of each quoted message that join the text handlers see (knowledge search).
+QUOTE_CHARS_FOR_PROMPT = 500
 
 
 class Agent:
@@ -57,16 +62,32 @@ class Agent:
         )
 
     async def run(
-        self, request: RunRequest, text: str, stop: asyncio.Event | None = None
+        self,
+        request: RunRequest,
+        text: str,
+        stop: asyncio.Event | None = None,
+        *,
+        shared: Shared | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
-        """Answer a new user message: record it, then continue the conversation."""
-        state = RunState(request, stop or asyncio.Event())
+        """Answer a new user message (with what it shares): record it, then continue."""
+        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
         async for event in self.calls.invalidate_leftovers(request):
             yield event
-        await self.store.append(
-            request.conversation_key,
-            m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name),
-        )
+        message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
+        if shared is not None and not shared.empty:
+            assert state.model is not None
+            prepared = await prepare(
+                shared,
+                AttachmentLimits.from_settings(self.settings),
+                vision=self.llm.supports_vision(state.model),
+                model=state.model,
+                quoted_before=quoted_ids(await self.store.context(request.conversation_key)),
+            )
+            message.files, message.quotes = prepared.files, prepared.quotes
+            state.images = prepared.images
+            if prepared.warnings:
+                yield ev.Notice("\n".join(prepared.warnings))
+        await self.store.append(request.conversation_key, message)
         async for event in self._continue(state, plan=self.settings.agent_planning):
             yield event
 
@@ -98,7 +119,7 @@ class Agent:
             timezone=timezone or self.settings.timezone,
             origin_message_id=row.origin_message_id,
         )
-        state = RunState(request, stop or asyncio.Event())
+        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
         async for event in self._continue(state, plan=False):
             yield event
 
@@ -169,7 +190,7 @@ class Agent:
         history = await self.store.context(request.conversation_key)
         system = await handler.instructions(self._prompt_input(request, history))
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        messages += m.to_llm(history)
+        messages += m.to_llm(history, state.images)
         tools: list[dict[str, Any]] | None = None
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
@@ -180,7 +201,11 @@ class Agent:
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
-            messages, tools, purpose=handler.name, conversation_key=request.conversation_key
+            messages,
+            tools,
+            purpose=handler.name,
+            conversation_key=request.conversation_key,
+            model=state.model,
         )
         iterator = stream.__aiter__()
         try:
@@ -248,13 +273,19 @@ class Agent:
         )
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
-        latest = next(
+        user = next(
             (
-                x.text
+                x
                 for x in reversed(history)
                 if isinstance(x, m.UserMessage) and x.text != planning.CONTINUE
             ),
-            "",
+            None,
+        )
+        # What the member replied to often says more about the topic than "これ本当？".
+        latest = (
+            " ".join([user.text, *(q.text[:QUOTE_CHARS_FOR_PROMPT] for q in user.quotes)])
+            if user
+            else ""
         )
         return PromptInput(
             text=latest,

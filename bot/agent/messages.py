@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, Field, TypeAdapter
+
+from bot.agent.parts import FilePart, QuotePart, user_content
 
 RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated"]
 
@@ -29,6 +32,8 @@ class UserMessage(_Message):
     text: str
     author_id: int | None = None
     author_name: str | None = None
+    files: list[FilePart] = Field(default_factory=list)
+    quotes: list[QuotePart] = Field(default_factory=list)
 
 
 class ToolCall(BaseModel):
@@ -119,11 +124,14 @@ def rejection_content(message: ToolRejectedMessage) -> str:
     return "\n".join(parts)
 
 
-def _convert(message: Message) -> dict[str, Any] | None:
+def _convert(message: Message, images: Mapping[str, str]) -> dict[str, Any] | None:
     match message:
         case UserMessage():
-            text = f"{message.author_name}: {message.text}" if message.author_name else message.text
-            return {"role": "user", "content": text}
+            text = message.text
+            if message.author_name:
+                text = f"{message.author_name}: {text or '(no text, only what is attached)'}"
+            content = user_content(text, message.files, message.quotes, images)
+            return {"role": "user", "content": content}
         case AssistantMessage():
             converted: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.tool_calls:
@@ -157,14 +165,17 @@ def _convert(message: Message) -> dict[str, Any] | None:
             assert_never(message)
 
 
-def to_llm(messages: list[Message]) -> list[dict[str, Any]]:
-    """Flatten typed messages into the chat format, keeping tool calls and results paired."""
+def to_llm(
+    messages: list[Message], images: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Flatten typed messages into the chat format, keeping tool calls and results paired;
+    images (key -> data URL) are the current run's, so only its own turn shows them."""
     converted: list[dict[str, Any]] = []
     pending: dict[str, str] = {}
     for message in messages:
         if message.exclude_from_context:
             continue
-        item = _convert(message)
+        item = _convert(message, images or {})
         if item is None:
             continue
         if item["role"] == "tool":

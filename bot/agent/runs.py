@@ -60,6 +60,10 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     steps: int = 0
     last_text: str = ""
+    # The model of the whole run, chosen when it starts (None: the current choice per call).
+    model: str | None = None
+    # Images of this run's own message (key -> data URL); never stored.
+    images: dict[str, str] = field(default_factory=dict)
 
 
 class Stopped(Exception):

@@ -13,7 +13,7 @@ import importlib
 import logging
 import time
 
-from bot.agent.llm import _import_litellm
+from bot.agent.provider import import_litellm
 from bot.settings import Settings
 from bot.text import warm_up as load_tokenizer
 from bot.worker import in_worker
@@ -31,7 +31,7 @@ _WARM_TOOL = {
 
 
 def _load_model_client() -> None:
-    litellm = _import_litellm()
+    litellm = import_litellm()
     # Imported by litellm at the first async call, on whichever thread makes it.
     importlib.import_module("litellm._service_logger")
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -51,7 +51,7 @@ def _load_model_client() -> None:
 
 
 async def _warm_async_path(settings: Settings) -> None:
-    litellm = _import_litellm()
+    litellm = import_litellm()
     stream = await litellm.acompletion(
         model=settings.llm_model,
         api_key="warm-up",

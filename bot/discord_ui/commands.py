@@ -19,6 +19,8 @@ HELP_JA = """**Otomo（お供）でできること**
 • ☀️ **天気**: 「明日洗濯できる？」「傘いる？」で予報と洗濯アドバイス。
 • 💬 **雑談**: 「暇だなー」など。ときどき どうでもいいTips も。
 • 📚 **サーバーの知識**: ルールやFAQに出典付きで答えます。
+• 📎 **返信・ファイル・画像**: メッセージに返信しながらメンションすると、その内容も読みます。
+  テキストファイル（.txt .md .py .csv …）と画像（対応モデルのみ）も読めます。
 • 📝 **メモ帳**: 「これメモしといて」でサーバーの共有メモに保存。`/notes list` で一覧・検索。
 • 🔐 実行前に確認が必要な操作はボタンで **承認 / 却下 / 常に許可** できます。
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
@@ -32,6 +34,8 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
 • ☀️ **Weather**: "do I need an umbrella tomorrow?", laundry advice included.
 • 💬 **Chit-chat**: "I'm bored" — sometimes with a useless-but-fun tip.
 • 📚 **Server knowledge**: rules and FAQ answers with their source.
+• 📎 **Replies, files, images**: mention me in a reply and I read that message too; text
+  files (.txt .md .py .csv …) and images (with a model that sees images) as well.
 • 📝 **Notebook**: "note this down" saves a shared server note. `/notes list` lists and searches.
 • 🔐 Actions with side effects wait for your **Approve / Reject / Always allow**.
   Review or revoke your always-allow grants with `/tools allowed`.

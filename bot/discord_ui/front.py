@@ -18,6 +18,7 @@ from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.cards import CardState, ToolCard
+from bot.discord_ui.intake import read_shared, shares_anything
 from bot.discord_ui.renderer import DeliveryBroken, RunRenderer
 from bot.handlers.router import route
 from bot.settings import Settings
@@ -151,7 +152,7 @@ class Front:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     def _refusal(self, message: discord.Message, text: str) -> str | None:
-        if not text:
+        if not text and not shares_anything(message):
             return "はい、何でしょう？ / Yes? Mention me with a question or request."
         if len(text) > self.settings.max_input_chars:
             return (
@@ -203,7 +204,8 @@ class Front:
                 await self.approvals.pending_in(request.conversation_key)
             )
             renderer = self._renderer(message.channel, message.author.id, run, message, leftovers)
-            await renderer.consume(self.agent.run(request, text, run.stop))
+            shared = await read_shared(message, self.bot)
+            await renderer.consume(self.agent.run(request, text, run.stop, shared=shared))
         except DeliveryBroken:
             run.stop.set()
         except Exception:

@@ -166,7 +166,7 @@ class RunRenderer:
                 await self._end_segment()
             case ev.Notice(text=text):
                 await self._end_segment()
-                await self._send(f"-# {text}")
+                await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
             case ev.Done(reason=reason):
                 await self._end_segment()
                 closing = _CLOSING_LINES.get(reason)

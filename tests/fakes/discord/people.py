@@ -38,6 +38,7 @@ from tests.fakes.discord.world import (
     OPTION_USER,
     ROLE_MENTION,
     USER_MENTION,
+    FakeChannel,
     Json,
     snowflakes,
 )
@@ -58,9 +59,14 @@ class People(MessageStore):
         mentions: Iterable[int] = (),
         reply_to: int | None = None,
         reply_mention: bool = True,
+        resolve_reply: bool = True,
         attachments: Iterable[Sequence[Any]] = (),
     ) -> Json:
-        """A person posts in a channel; returns the MESSAGE_CREATE payload."""
+        """A person posts in a channel; returns the MESSAGE_CREATE payload.
+
+        Replying to a deleted message sends ``referenced_message: null`` like Discord;
+        ``resolve_reply=False`` leaves the field out (Discord did not look the message up).
+        """
         if not self._channel_exists(channel_id):
             raise ValueError(f"unknown channel {channel_id}")
         bot_id = self.world.bot.id
@@ -70,7 +76,9 @@ class People(MessageStore):
         reference = referenced = None
         msg_type = MESSAGE_DEFAULT
         if reply_to is not None:
-            referenced = self._messages.get(int(reply_to))
+            referenced = self._messages.get(int(reply_to)) or next(
+                (d for d in self.deleted if int(d["id"]) == int(reply_to)), None
+            )
             if referenced is None:
                 raise ValueError(f"cannot reply to unknown message {reply_to}")
             reference = {
@@ -95,9 +103,37 @@ class People(MessageStore):
             referenced=referenced,
             msg_type=msg_type,
         )
+        if reply_to is not None and int(reply_to) not in self._messages:
+            message["referenced_message"] = None
+        if not resolve_reply:
+            message.pop("referenced_message", None)
         self._store(message)
         await self.dispatch("MESSAGE_CREATE", message)
         return copy.deepcopy(message)
+
+    async def delete_user_message(self, message_id: int) -> None:
+        """A person deletes a message (MESSAGE_DELETE is dispatched)."""
+        if int(message_id) not in self._messages:
+            raise ValueError(f"unknown message {message_id}")
+        await self._remove_stored(int(message_id))
+
+    async def start_thread(self, message_id: int, name: str, *, owner_id: int) -> int:
+        """A person starts a public thread from a message; the thread's id is the message's."""
+        starter = self._messages.get(int(message_id))
+        if starter is None:
+            raise ValueError(f"unknown message {message_id}")
+        channel = FakeChannel(
+            int(message_id),
+            name,
+            type=11,
+            parent_id=int(starter["channel_id"]),
+            owner_id=owner_id,
+        )
+        self.world.channels.append(channel)
+        payload = self.world.channel_payload(channel)
+        starter["thread"] = payload
+        await self.dispatch("THREAD_CREATE", {**payload, "newly_created": True})
+        return channel.id
 
     async def send_dm_from_user(
         self, author_id: int, content: str, *, attachments: Iterable[Sequence[Any]] = ()

@@ -27,7 +27,7 @@ class RecordedRequest:
     """One REST request the bot made, and what the fake answered."""
 
     method: str
-    path: str  # below the API base, e.g. "/channels/123/messages"; "/cdn/..." for downloads
+    path: str  # below the API base, e.g. "/channels/123/messages" (downloads: cdn_downloads)
     query: dict[str, str]
     json: Any
     files: list[UploadedFile]

@@ -266,6 +266,7 @@ class RestServer(FakeDiscordState):
     def _serve_attachment(self, request: web.Request) -> web.Response:
         """The fake CDN, so ``Attachment.read()`` works offline."""
         parts = request.path.split("/")
+        self.cdn_downloads.append(request.path)
         try:
             data = self._attachment_data[int(parts[4])]
         except (IndexError, ValueError, KeyError):

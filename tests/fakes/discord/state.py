@@ -74,6 +74,7 @@ class FakeDiscordState(LocalServer):
         # 429s served, by cause: "injected", "channel", "global".
         self.rate_limit_hits: Counter[str] = Counter()
         self.deleted: list[Json] = []
+        self.cdn_downloads: list[str] = []  # paths of attachment downloads, in order
         self.typing: list[tuple[int, float]] = []  # (channel_id, time.monotonic())
         self.faults: list[Fault] = []
 

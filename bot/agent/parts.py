@@ -1,0 +1,103 @@
+"""What a user message carries besides its text: files and the messages it refers to.
+
+Stored with the message; images are kept as a placeholder only, their bytes live in the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+FileKind = Literal["text", "image", "skipped"]
+QuoteRelation = Literal["reply", "thread_starter"]
+MissingReason = Literal["deleted", "no_access", "unavailable"]
+
+# What the model reads when a referred-to message could not be read.
+_MISSING_TEXT: dict[MissingReason, str] = {
+    "deleted": "that message was deleted, so its content is unknown",
+    "no_access": "the bot may not read that message, so its content is unknown",
+    "unavailable": "Discord did not return that message, so its content is unknown",
+}
+_RELATION_TAG: dict[QuoteRelation, str] = {
+    "reply": "replied_to",
+    "thread_starter": "thread_starter",
+}
+
+
+class FilePart(BaseModel):
+    """An attachment as the conversation remembers it: text, an image placeholder, or a skip."""
+
+    name: str
+    kind: FileKind
+    text: str | None = None
+    # Finds the image's bytes among the run's images; absent later, so history has no bytes.
+    image_key: str | None = None
+    # Why the model does not get the file (said to the model, not to the member).
+    note: str | None = None
+
+
+class QuotePart(BaseModel):
+    """A message the member's message refers to: the one replied to, or the thread's start."""
+
+    relation: QuoteRelation
+    message_id: int | None = None
+    author_name: str | None = None
+    text: str = ""
+    files: list[FilePart] = Field(default_factory=list)
+    missing: MissingReason | None = None
+    # Already quoted in the context window: only the reference is repeated.
+    earlier: bool = False
+
+
+def placeholder(part: FilePart) -> str:
+    """The short line that stands in for an attachment."""
+    if part.kind == "image":
+        return f"[添付: {part.name} 画像]"
+    return f"[添付: {part.name}]"
+
+
+def _render_file(part: FilePart, images: Mapping[str, str], urls: list[str]) -> str:
+    if part.kind == "text" and part.text is not None:
+        return f'<file name="{part.name}">\n{part.text}\n</file>'
+    if part.kind == "image" and part.image_key is not None and part.image_key in images:
+        urls.append(images[part.image_key])
+        return f"{placeholder(part)} (image {len(urls)} attached below)"
+    if part.note:
+        return f"{placeholder(part)} (not shown to you: {part.note})"
+    return placeholder(part)
+
+
+def _render_quote(quote: QuotePart, images: Mapping[str, str], urls: list[str]) -> str:
+    tag = _RELATION_TAG[quote.relation]
+    author = f' author="{quote.author_name}"' if quote.author_name else ""
+    if quote.missing is not None:
+        return f"<{tag}>({_MISSING_TEXT[quote.missing]})</{tag}>"
+    if quote.earlier:
+        return f"<{tag}{author}>(the message quoted earlier in this conversation)</{tag}>"
+    body = [quote.text] if quote.text else []
+    body += [_render_file(part, images, urls) for part in quote.files]
+    inner = "\n".join(body) or "(no text)"
+    return f"<{tag}{author}>\n{inner}\n</{tag}>"
+
+
+def user_content(
+    text: str,
+    files: list[FilePart],
+    quotes: list[QuotePart],
+    images: Mapping[str, str],
+) -> str | list[dict[str, Any]]:
+    """The user turn as the model reads it: plain text, or text plus image parts."""
+    urls: list[str] = []
+    sections = [_render_quote(quote, images, urls) for quote in quotes]
+    if text:
+        sections.append(text)
+    sections += [_render_file(part, images, urls) for part in files]
+    rendered = "\n\n".join(sections)
+    if not urls:
+        return rendered
+    return [
+        {"type": "text", "text": rendered},
+        *({"type": "image_url", "image_url": {"url": url}} for url in urls),
+    ]

@@ -12,7 +12,14 @@ from typing import Any
 from bot.agent.llm import LLMClient
 from bot.agent.loop import PromptInput
 from bot.agent.tools import ToolRegistry
-from bot.chat import Tips, WordPool, chat_instructions, chat_tools, persona_text
+from bot.chat import (
+    Tips,
+    WordPool,
+    chat_instructions,
+    chat_tools,
+    mention_topic,
+    persona_text,
+)
 from bot.chat.tips import TOPICS_NEEDED
 from bot.clock import Clock
 from bot.handlers import router
@@ -26,7 +33,9 @@ from bot.knowledge import (
     web_tools,
 )
 from bot.knowledge.tools import NoteSearch
+from bot.knowledge.worker import run_in_worker
 from bot.notes import NOTE_TOOLS, NOTES_INSTRUCTIONS, Notebook
+from bot.notes.context import notes_context
 from bot.reminders.buttons import ReminderButtons
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.service import ReminderService
@@ -138,13 +147,14 @@ def build_features(
 
     tips = Tips(database.sessions, clock, settings, complete, word_pool)
 
-    async def chat_section(_: PromptInput) -> str:
-        # One read of the pool serves both the prompt's topics and the tip topic.
+    async def chat_section(prompt: PromptInput) -> str:
+        # One read of the pool serves both the prompt's topics and the fallback tip topic.
         topics = await word_pool.recent_topics(max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED))
         return chat_instructions(
             await asyncio.to_thread(persona_text, settings),
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
             await tips.pick_tip_topic(topics),
+            mention_topic=await run_in_worker(mention_topic, prompt.text),
         )
 
     parts.add_section(router.CHAT, chat_section)
@@ -189,10 +199,15 @@ def add_notes(
     for item in NOTE_TOOLS:
         registry.register(item)
 
-    async def notes_section(_: PromptInput) -> str:
-        return NOTES_INSTRUCTIONS
+    notebook = Notebook(database.sessions, clock)
+
+    async def notes_section(prompt: PromptInput) -> str:
+        if prompt.guild_id is None:
+            return NOTES_INSTRUCTIONS
+        found = await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
+        return "\n\n".join(part for part in (NOTES_INSTRUCTIONS, found) if part)
 
     for handler in (router.GENERAL, router.CHAT):
         parts.add_tools(handler, [t.name for t in NOTE_TOOLS])
         parts.add_section(handler, notes_section)
-    return Notebook(database.sessions, clock)
+    return notebook

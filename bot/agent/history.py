@@ -163,7 +163,7 @@ class ConversationStore:
         summary_text = await summarize(m.to_llm(old), SUMMARY_INSTRUCTIONS)
         last_id = rows[cut - 1].id
         async with self._sessions() as session, session.begin():
-            await session.execute(
+            folded = await session.execute(
                 update(ConversationMessage)
                 .where(
                     ConversationMessage.conversation_key == key,
@@ -171,6 +171,8 @@ class ConversationStore:
                 )
                 .values(exclude_from_context=True)
             )
+            if not getattr(folded, "rowcount", 1):
+                return  # the member had Otomo forget these turns meanwhile: keep no summary
             session.add(
                 ConversationMessage(
                     conversation_key=key,

@@ -9,7 +9,7 @@ from bot.chat.tips import (
 )
 from bot.chat.tools import CHAT_TOOLS, chat_tools
 from bot.chat.word_pool import Topic, WordPool, load_topics
-from bot.chat.words import extract_words
+from bot.chat.words import extract_words, mention_topic
 
 __all__ = [
     "CHAT_TOOLS",
@@ -23,6 +23,7 @@ __all__ = [
     "extract_words",
     "in_quiet_hours",
     "load_topics",
+    "mention_topic",
     "persona_text",
     "schedule_tips",
 ]

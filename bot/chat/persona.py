@@ -43,12 +43,16 @@ def persona_text(settings: Settings, kb_dir: Path | None = None) -> str:
 
 
 def chat_instructions(
-    persona: str, topics: Sequence[str] = (), tip_topic: str | None = None
+    persona: str,
+    topics: Sequence[str] = (),
+    tip_topic: str | None = None,
+    mention_topic: str | None = None,
 ) -> str:
     """The chat handler's system prompt: the persona, recent server topics and the Tips habit.
 
-    The topics are given inline (read from the word pool by the handler) so that a plain chat
-    reply needs a single model call.
+    A tip is about what the member just talked about (mention_topic) when a true one fits, else
+    about tip_topic from the server's word pool. The topics are given inline (read from the
+    word pool by the handler) so that a plain chat reply needs a single model call.
     """
     parts = [persona.strip(), "雑談モードです。相手の話にのって、楽しく短く返してください。"]
     if topics:
@@ -57,11 +61,16 @@ def chat_instructions(
             f"最近このサーバーでよく出る言葉: {listed}。話の流れに合うときだけ自然に触れてください"
             "（全部使おうとしないこと）。"
         )
-    tip = (
-        f"題材は「{tip_topic}」がおすすめ。"
-        if tip_topic
-        else "題材は会話の話題から選んでください。"
-    )
+    if mention_topic:
+        fallback = f"「{tip_topic}」の豆知識にしてください" if tip_topic else "Tipsは添えません"
+        tip = (
+            f"この発言の話題は「{mention_topic}」です。Tipsを添えるなら「{mention_topic}」についての"
+            f"豆知識にしてください。「{mention_topic}」で確かな豆知識が思いつかなければ{fallback}。"
+        )
+    elif tip_topic:
+        tip = f"題材は「{tip_topic}」がおすすめ。"
+    else:
+        tip = "題材は会話の話題から選んでください。"
     parts.append(
         "相手が暇そうなとき、話題がほしそうなとき、Tipsを頼まれたときは、"
         "『どうでもいいTips』としてちょっとした豆知識をひとつだけ添えます。"

@@ -117,3 +117,21 @@ def extract_words(text: str) -> list[str]:
             run.append(word)
     close_run()
     return words
+
+
+# Words that ask for a tip or for company rather than name what the tip should be about.
+_NOT_A_TOPIC = _word_set(
+    """
+    暇 退屈 雑談 雑学 豆知識 トリビア tips tip ネタ 話題 おすすめ オススメ
+    tell give share say talk chat love hate fun fact facts trivia random joke story bored
+    interesting cool please
+    """
+)
+
+
+def mention_topic(text: str) -> str | None:
+    """What a chat mention is about: its first topic word that is not "tips" or "暇", if any."""
+    for word in extract_words(text):
+        if word not in _NOT_A_TOPIC:
+            return word
+    return None

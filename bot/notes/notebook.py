@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -13,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.knowledge.worker import run_in_worker
 from bot.notes.search import note_terms, rank_notes
+from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 from bot.storage.notes import NOTE_TITLE_CHARS, Note
 
 # A note is something to glance at: it fits one Discord message with its header.
@@ -20,90 +19,6 @@ NOTE_MAX_CHARS = 1500
 NOTE_TITLE_MAX = 60
 MAX_NOTES_PER_SERVER = 1000
 LIST_PAGE_SIZE = 10
-
-
-class NoteError(Exception):
-    """A note request that cannot be done; the message says why and what to do instead."""
-
-
-@dataclass(frozen=True, slots=True)
-class NoteAuthor:
-    """Who writes, edits or deletes a note."""
-
-    user_id: int
-    name: str
-    is_admin: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class NoteView:
-    """A note as people and the model see it."""
-
-    id: int
-    guild_id: int
-    channel_id: int
-    title: str
-    body: str
-    author_id: int
-    author_name: str
-    created_at: datetime
-    updated_at: datetime
-    updated_by_name: str | None
-
-    @classmethod
-    def of(cls, row: Note) -> NoteView:
-        """The view of a stored note."""
-        return cls(
-            row.id,
-            row.guild_id,
-            row.channel_id,
-            row.title,
-            row.body,
-            row.author_id,
-            row.author_name,
-            row.created_at,
-            row.updated_at,
-            row.updated_by_name,
-        )
-
-    @property
-    def label(self) -> str:
-        """How a note is named and cited: `#12「買い出しリスト」`."""
-        return f"#{self.id}「{self.title}」"
-
-    def to_output(self, tz: ZoneInfo, *, with_body: bool = True) -> dict[str, Any]:
-        """The note for the model, times in the reader's zone."""
-        out: dict[str, Any] = {
-            "id": self.id,
-            "title": self.title,
-            "author": self.author_name,
-            "written": self.created_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
-        }
-        if self.updated_by_name is not None:
-            out["edited"] = self.updated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M")
-            out["edited_by"] = self.updated_by_name
-        if with_body:
-            out["text"] = self.body
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class NoteHit:
-    """A note matching a search, with an excerpt around the matched words."""
-
-    note: NoteView
-    relevance: float
-    snippet: str
-
-
-@dataclass(frozen=True, slots=True)
-class NotePage:
-    """One page of a server's notes, newest first."""
-
-    notes: list[NoteView]
-    total: int
-    page: int
-    pages: int
 
 
 def default_title(text: str) -> str:
@@ -223,14 +138,29 @@ class Notebook:
 
     async def search(self, guild_id: int, query: str, limit: int = 5) -> list[NoteHit]:
         """The server's notes that best match a question, best first."""
+        # Plain columns, not ORM objects: building 1,000 entities would hold the event loop.
         async with self._sessions() as session:
-            rows = (await session.scalars(select(Note).where(Note.guild_id == guild_id))).all()
-        if not rows:
+            candidates = [
+                (note_id, f"{title}\n{body}", terms)
+                for note_id, title, body, terms in await session.execute(
+                    select(Note.id, Note.title, Note.body, Note.terms).where(
+                        Note.guild_id == guild_id
+                    )
+                )
+            ]
+        if not candidates:
             return []
-        by_id = {row.id: row for row in rows}
-        candidates = [(r.id, f"{r.title}\n{r.body}", r.terms) for r in rows]
         ranked = await run_in_worker(rank_notes, query, candidates, limit)
-        return [NoteHit(NoteView.of(by_id[r.note_id]), r.relevance, r.snippet) for r in ranked]
+        if not ranked:
+            return []
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(Note).where(Note.id.in_([r.note_id for r in ranked]))
+            )
+            by_id = {row.id: NoteView.of(row) for row in rows}
+        return [
+            NoteHit(by_id[r.note_id], r.relevance, r.snippet) for r in ranked if r.note_id in by_id
+        ]
 
     async def cited_matches(
         self, guild_id: int, query: str, limit: int, tz: ZoneInfo

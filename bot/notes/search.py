@@ -10,10 +10,6 @@ from bot.knowledge.bm25 import BM25Index
 from bot.knowledge.snippets import make_snippet
 from bot.knowledge.terms import FIELD_WEIGHT, SYNONYM_WEIGHT, query_terms, search_terms
 
-# A notebook is small, so a word no note uses weighs heavily in the best score possible:
-# keep any real match and let the order (and the relevance shown) speak.
-MIN_RELEVANCE = 0.05
-
 
 def note_terms(title: str, body: str) -> dict[str, float]:
     """Weighted search terms of a note: a word of the title counts like FIELD_WEIGHT mentions."""
@@ -25,7 +21,7 @@ def note_terms(title: str, body: str) -> dict[str, float]:
 
 @dataclass(frozen=True, slots=True)
 class RankedNote:
-    """A note id, how well it matched, and the words of the question it matched."""
+    """A note id, the share of the question's words it holds, and an excerpt around them."""
 
     note_id: int
     relevance: float
@@ -41,13 +37,18 @@ def rank_notes(
         return []
     index = BM25Index()
     texts: dict[int, str] = {}
+    held: dict[int, Mapping[str, float]] = {}
     for note_id, text, terms in notes:
         index.add(note_id, terms)
         texts[note_id] = text
+        held[note_id] = terms
     concepts = [[(item.term, 1.0), *((s, SYNONYM_WEIGHT) for s in item.synonyms)] for item in items]
     wanted = {term for concept in concepts for term, _ in concept}
-    return [
-        RankedNote(hit.doc_id, hit.relevance, make_snippet(texts[hit.doc_id], wanted))
-        for hit in index.search(concepts, limit)
-        if hit.relevance >= MIN_RELEVANCE
-    ]
+    ranked: list[RankedNote] = []
+    for hit in index.search(concepts, limit):
+        # BM25's share of the best score misleads in a notebook of a few notes (every shared
+        # word is "common"), so relevance is the share of the question's words the note holds.
+        covered = sum(any(t in held[hit.doc_id] for t, _ in c) for c in concepts)
+        snippet = make_snippet(texts[hit.doc_id], wanted)
+        ranked.append(RankedNote(hit.doc_id, covered / len(concepts), snippet))
+    return ranked

@@ -82,7 +82,11 @@ class RepeatRule(BaseModel):
         return self
 
     def anchored(self, first_local: datetime) -> RepeatRule:
-        """This rule with the first occurrence's wall time, weekday or day of month filled in."""
+        """This rule with the requested wall time, weekday or day of month filled in.
+
+        Pass the wall time as asked (naive, or aware in the rule's zone), not one moved by a
+        DST gap: the series keeps it.
+        """
         update: dict[str, object] = {"at": first_local.time().replace(second=0, microsecond=0)}
         if self.kind == "weekly" and not self.days_of_week:
             update["days_of_week"] = [WEEKDAYS[first_local.weekday()]]
@@ -166,20 +170,27 @@ def next_occurrence(rule: RepeatRule, previous_local: datetime, tz: ZoneInfo) ->
     raise ValueError(f"no occurrence of {rule.kind} within {_MAX_SEARCH_DAYS} days")
 
 
-def first_occurrence(rule: RepeatRule, requested_local: datetime, tz: ZoneInfo) -> datetime:
-    """requested_local, or the first later occurrence when that day does not fit the rule."""
-    day = requested_local.astimezone(tz).date()
-    if rule.kind in _ELAPSED_KINDS or rule.kind == "every_days":
-        fits = not _skipped(rule, day)
-    else:
-        fits = _wall_day_matches(rule, day)
-    if fits:
-        return requested_local.astimezone(tz)
-    if rule.kind == "every_days":
-        return next_occurrence(
-            rule.model_copy(update={"kind": "daily", "interval": 1}), requested_local, tz
-        )
-    return next_occurrence(rule, requested_local, tz)
+def first_occurrence(rule: RepeatRule, requested: datetime, tz: ZoneInfo) -> datetime:
+    """The first occurrence at or after the requested start, in tz.
+
+    That is the requested day when it fits the rule, else the first later day that does: "毎月
+    20日" asked on the 5th starts on this month's 20th, "毎月末" asked on the 29th on this
+    month's end. Pass the wall time the member asked for (naive) rather than an instant: a time
+    skipped by DST moves forward for that occurrence only, while rule.at keeps the asked time.
+    An every-N-days rule that skips holidays and is asked for on one starts on the next working
+    day, and its rhythm counts from there.
+    """
+    wall = requested if requested.tzinfo is None else requested.astimezone(tz).replace(tzinfo=None)
+    if rule.kind in _ELAPSED_KINDS:
+        start = localize(wall, tz)
+        return start if not _skipped(rule, start.date()) else _next_elapsed(rule, start, tz)
+    at = rule.at or wall.time()
+    day = wall.date()
+    for _ in range(_MAX_SEARCH_DAYS):
+        if _wall_day_matches(rule, day):
+            return localize(datetime.combine(day, at), tz)
+        day += timedelta(days=1)
+    raise ValueError(f"no occurrence of {rule.kind} within {_MAX_SEARCH_DAYS} days")
 
 
 def _ended(rule: RepeatRule, occurrence: int, due_local: datetime) -> bool:

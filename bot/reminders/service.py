@@ -27,7 +27,7 @@ from bot.reminders.repeat import (
     first_occurrence,
     load_rule,
 )
-from bot.reminders.times import local_iso
+from bot.reminders.times import local_iso, parse_local_wall
 from bot.reminders.views import ReminderView
 from bot.settings import Settings
 from bot.storage.reminders import Reminder, ReminderState
@@ -76,7 +76,7 @@ class ReminderService:
         text = checked_content(content)
         due = checked_time(when, tz, now, self._settings.reminder_max_ahead_days)
         if repeat is not None:
-            repeat, due = self._first_of_series(repeat, due, tz, now)
+            repeat, due = self._first_of_series(repeat, parse_local_wall(when, tz), tz, now)
         row = Reminder(
             guild_id=guild_id,
             channel_id=channel_id,
@@ -111,15 +111,16 @@ class ReminderService:
         return ReminderView.of(row, tz)
 
     def _first_of_series(
-        self, repeat: RepeatRule, due: datetime, tz: ZoneInfo, now: datetime
+        self, repeat: RepeatRule, wall: datetime, tz: ZoneInfo, now: datetime
     ) -> tuple[RepeatRule, datetime]:
         try:
             check_frequency(repeat, self._settings.reminder_min_interval_minutes)
         except RepeatTooFrequent as exc:
             raise InvalidReminder(f"{exc}: ask the user for a longer interval") from None
-        repeat = repeat.anchored(due.astimezone(tz))
-        # "Weekdays at 9" asked on a Saturday starts on Monday.
-        due = first_occurrence(repeat, due.astimezone(tz), tz)
+        # The wall time as asked: 02:30 on a spring-forward day fires at 03:30 once, then 02:30.
+        repeat = repeat.anchored(wall)
+        # "Weekdays at 9" asked on a Saturday starts on Monday; "毎月20日" on the 5th, this month.
+        due = first_occurrence(repeat, wall, tz)
         check_future(due, tz, now, self._settings.reminder_max_ahead_days)
         if repeat.until is not None and due.astimezone(tz).date() > repeat.until:
             raise InvalidReminder(
@@ -176,8 +177,9 @@ class ReminderService:
             due = checked_time(when, tz, self._clock.now(), self._settings.reminder_max_ahead_days)
             rule = load_rule(row.repeat)
             if rule is not None:
-                # Later occurrences keep the new wall-clock time.
-                wall = due.astimezone(tz).time().replace(second=0, microsecond=0)
+                # Later occurrences keep the new wall-clock time as asked, even if DST skips it
+                # on the day of this one.
+                wall = parse_local_wall(when, tz).time().replace(second=0, microsecond=0)
                 changes["repeat"] = dump_rule(rule.model_copy(update={"at": wall}))
             changes.update(_rescheduled(due), timezone=tz.key)
         # A claim in progress is dropped, so the old time and text are not delivered.

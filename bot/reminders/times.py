@@ -22,8 +22,7 @@ def localize(wall: datetime, tz: ZoneInfo) -> datetime:
     return aware.astimezone(UTC).astimezone(tz)
 
 
-def parse_local_time(text: str, tz: ZoneInfo) -> datetime:
-    """Read `2026-12-01T09:00` (naive means the user's zone) as an aware UTC instant."""
+def _parse_iso(text: str) -> datetime:
     raw = text.strip()
     if raw.endswith(("z", "Z")):
         raw = raw[:-1] + "+00:00"
@@ -39,9 +38,21 @@ def parse_local_time(text: str, tz: ZoneInfo) -> datetime:
         pass
     else:
         raise UnreadableTime(f"{text!r} has a date but no time of day")
+    return parsed
+
+
+def parse_local_time(text: str, tz: ZoneInfo) -> datetime:
+    """Read `2026-12-01T09:00` (naive means the user's zone) as an aware UTC instant."""
+    parsed = _parse_iso(text)
     if parsed.tzinfo is None:
         return localize(parsed, tz).astimezone(UTC)
     return parsed.astimezone(UTC)
+
+
+def parse_local_wall(text: str, tz: ZoneInfo) -> datetime:
+    """The wall-clock time asked for (naive, in tz), even one that DST skips that day."""
+    parsed = _parse_iso(text)
+    return parsed if parsed.tzinfo is None else parsed.astimezone(tz).replace(tzinfo=None)
 
 
 def local_iso(instant: datetime, tz: ZoneInfo) -> str:

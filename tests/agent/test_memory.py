@@ -125,3 +125,21 @@ async def test_forgetting_drops_decided_approvals_and_blanks_logged_prompts(
         calls = await session.scalar(select(func.count()).select_from(LLMCall))
     assert statuses == ["pending"]
     assert (call.prompt, call.response, calls) == (None, None, 1)
+
+
+async def test_a_summary_finishing_after_the_member_forgot_is_not_kept(
+    database: Database, clock: ManualClock
+) -> None:
+    store = ConversationStore(database.sessions, clock, max_messages=4)
+    memory = ConversationMemory(database.sessions)
+    key = conversation_key(GENERAL, HANA)
+    await _talk(store, GENERAL, HANA, turns=4)
+
+    async def summarize(_: list[dict[str, object]], __: str) -> str:
+        await memory.forget(HANA, GENERAL)  # the member forgets while the model summarises
+        return "要約"
+
+    store.summarise_in_background(key, summarize)
+    await store.wait_for_summaries()
+
+    assert await store.all(key) == []

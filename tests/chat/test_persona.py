@@ -58,3 +58,13 @@ def test_chat_instructions_without_topics_say_nothing_about_them() -> None:
     text = chat_instructions(DEFAULT_PERSONA)
     assert "よく出る言葉" not in text
     assert "会話の話題から" in text
+
+
+def test_a_tip_follows_the_mentions_topic_with_the_pool_topic_as_fallback() -> None:
+    text = chat_instructions(
+        "陽気な猫", topics=["サウナ"], tip_topic="サウナ", mention_topic="富士山"
+    )
+    assert "この発言の話題は「富士山」" in text
+    assert "「富士山」についての豆知識" in text
+    assert "思いつかなければ「サウナ」の豆知識" in text
+    assert "「サウナ」がおすすめ" not in text

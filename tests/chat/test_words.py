@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bot.chat.words import STOP_WORDS_EN, STOP_WORDS_JA, extract_words, strip_markup
+import pytest
+
+from bot.chat.words import STOP_WORDS_EN, STOP_WORDS_JA, extract_words, mention_topic, strip_markup
 
 
 def test_japanese_nouns_are_extracted_with_compounds_joined() -> None:
@@ -61,3 +63,20 @@ def test_strip_markup_leaves_plain_text() -> None:
 def test_a_lone_kanji_noun_is_a_topic_but_a_lone_kana_or_letter_is_not() -> None:
     assert extract_words("海に行きたい") == ["海"]
     assert extract_words("x と y と ネ") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("暇だから猫の話して", "猫"),
+        ("猫のどうでもいいTips教えて", "猫"),
+        ("tell me a fun fact about octopuses", "octopuses"),
+        ("富士山って何メートルだっけ", "富士山"),
+        ("暇だなー", None),
+        ("なんか豆知識ちょうだい", None),
+    ],
+)
+def test_the_mentions_topic_is_its_first_word_that_is_not_a_request_for_a_tip(
+    text: str, topic: str | None
+) -> None:
+    assert mention_topic(text) == topic

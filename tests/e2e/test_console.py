@@ -52,7 +52,7 @@ async def test_console_answers_and_asks_for_approval_on_stdin(
     output = stdout.decode()
 
     assert process.returncode == 0, stderr.decode()[-2000:]
-    assert "[general] otomo> こんにちは、コンソールのOtomoです" in output
+    assert "[chat] otomo> こんにちは、コンソールのOtomoです" in output
     assert "[reminder] otomo>" in output
     assert "🔐 create_reminder" in output and "approve / reject / always?" in output
     assert "✅ create_reminder" in output

@@ -124,3 +124,16 @@ async def test_note_numbers_are_suggested_as_you_type(
         ).wait_response()
 
         assert [c["value"] for c in suggested["data"]["choices"]] == [trip]
+
+
+async def test_a_question_matching_a_note_gets_it_in_the_prompt_with_its_citation(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("東京駅の丸の内北口に8時だよ（出典: メモ #1「旅行の集合」）"))
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        note = await _write(otomo, TARO_ID, "東京駅の丸の内北口に8時", "旅行の集合")
+
+        await otomo.ask("旅行の集合場所どこだっけ？")
+
+        system = llm.requests[0].messages[0]["content"]
+        assert "<notes>" in system and f"出典: メモ #{note}「旅行の集合」" in system

@@ -284,6 +284,24 @@ async def test_a_chat_mention_gets_one_model_call_with_recent_topics_and_the_per
     assert [m["content"] for m in replies] == ["ラーメンでも食べに行くにゃ？🍜"]
 
 
+async def test_a_chat_tip_is_about_the_mentions_topic_and_falls_back_to_the_pool(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    llm.queue(text("猫は一日の大半を寝て過ごすにゃ"), text("ラーメンの話でもする？"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, "ラーメン屋の行列すごかった")
+        _, on_topic = await otomo.ask("暇だから猫の話して")
+        _, no_topic = await otomo.ask("暇だなー")
+
+    first, second = (system_prompt(r) for r in llm.requests)
+    assert "この発言の話題は「猫」" in first and "「猫」についての豆知識" in first
+    # The pool still offers its words, and is the tip's fallback when the cat has none.
+    assert "「ラーメン」" in first
+    assert "この発言の話題" not in second and "がおすすめ" in second
+    assert [m["content"] for m in on_topic] == ["猫は一日の大半を寝て過ごすにゃ"]
+    assert [m["content"] for m in no_topic] == ["ラーメンの話でもする？"]
+
+
 async def test_the_word_pool_survives_a_restart_and_never_collects_dms(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
 ) -> None:

@@ -1,58 +1,119 @@
-"""Keyword routing: reminder → chat → weather, else general, in Japanese and English."""
+"""Keyword routing: how members ask for reminders and weather, and the chat that only sounds so."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER, route
+from tests.handlers.routing_corpus import HELD_OUT, TOOL_HANDLERS, TUNE, evaluate, load_corpus
 
-CASES = [
-    # reminders, including inflected and colloquial forms
-    ("明日の9時に歯医者ってリマインドして", REMINDER),
-    ("覚えといて、明日ゴミ出し", REMINDER),
-    ("明日の会議のこと覚えておいて", REMINDER),
-    ("忘れないで！牛乳買う", REMINDER),
-    ("忘れないように言って、金曜の10時に", REMINDER),
-    ("30分後に教えて", REMINDER),
-    ("9時に起こして", REMINDER),
-    ("15:30に声かけて", REMINDER),
-    ("リマインド一覧見せて", REMINDER),
-    ("ﾘﾏｲﾝﾄﾞして", REMINDER),
-    ("remind me to call mom at 9", REMINDER),
-    ("Don't let me forget the meeting tomorrow", REMINDER),
-    ("ping me in 20 minutes", REMINDER),
-    # chit-chat, including traps with weather words
-    ("暇だなー", CHAT),
-    ("ひまー何か話そう", CHAT),
-    ("雨の日におすすめの映画", CHAT),
-    ("どうでもいいTips教えて", CHAT),
-    ("I'm so bored", CHAT),
-    ("tell me a fun fact", CHAT),
-    # weather
-    ("明日の天気教えて", WEATHER),
-    ("傘いる？", WEATHER),
-    ("明日洗濯できる？", WEATHER),
-    ("外干しできそう？", WEATHER),
-    ("今日は寒いね", WEATHER),
-    ("東京の気温は", WEATHER),
-    ("週末は雪降るかな", WEATHER),
-    ("Is it going to rain tomorrow?", WEATHER),
-    ("weather in Osaka", WEATHER),
-    ("ＵＭＢＲＥＬＬＡ needed?", WEATHER),
-    # everything else
-    ("サーバーのルールは？", GENERAL),
-    ("how do I join the server", GENERAL),
-    ("昨日の会議の内容忘れた", GENERAL),
-    ("I missed my train", GENERAL),
-    ("明日は何の日？", GENERAL),
-]
+CORPUS = load_corpus()
 
 
-@pytest.mark.parametrize(("text", "handler"), CASES)
-def test_phrase_routes_to_its_handler(text: str, handler: str) -> None:
-    assert route(text).handler == handler
+def _pick(text: str) -> str:
+    return route(text).handler
 
 
-def test_the_route_names_the_rule_that_matched() -> None:
-    assert route("30分後に教えて").rule == "tell me + a time"
-    assert route("サーバーのルールは？").rule == "no keyword"
+@pytest.mark.parametrize("split", [TUNE, HELD_OUT])
+def test_the_router_sends_at_least_97_percent_of_the_corpus_to_the_right_handler(
+    split: str,
+) -> None:
+    score = evaluate([m for m in CORPUS if m.split == split], _pick)
+    assert score.accuracy >= 0.97, [(m.text, got) for m, got in score.misses]
+
+
+def test_the_corpus_is_large_bilingual_and_a_third_traps_with_a_fifth_held_out() -> None:
+    assert len(CORPUS) >= 300
+    assert {m.lang for m in CORPUS} == {"ja", "en"}
+    traps = [m for m in CORPUS if m.group.startswith("trap-")]
+    held_out = [m for m in CORPUS if m.split == HELD_OUT]
+    assert len(traps) >= len(CORPUS) // 3 - 5
+    assert len(held_out) >= len(CORPUS) // 5 - 2
+
+
+def test_almost_no_chat_or_question_in_the_corpus_reaches_a_tool_handler() -> None:
+    calm = [m for m in CORPUS if m.handler not in TOOL_HANDLERS]
+    score = evaluate(calm, _pick)
+    sent_to_tools = [(m.text, got) for m, got in score.misses if got in TOOL_HANDLERS]
+    assert len(sent_to_tools) <= len(calm) // 100, sent_to_tools
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明後日って曇る？",
+        "今夜けっこう冷え込むかな",
+        "明日の朝って肌寒い？",
+        "週末蒸し暑いかな",
+        "明日の朝 路面凍結してる？",
+        "明日ってコートいる？",
+        "what should i wear on saturday",
+        "今日シャツ外に干して乾くかな",
+        "will my towels dry outside this afternoon",
+    ],
+)
+def test_weather_asked_without_a_weather_noun_goes_to_the_weather_handler(text: str) -> None:
+    assert route(text).handler == WEATHER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明日7時にアラームお願い",
+        "5分のタイマーかけといて",
+        "set a timer for 4 minutes",
+        "土曜18時 同窓会 予定に入れといて",
+        "add the vet to my calendar on tuesday at 10",
+        "21時に通知して",
+        "明後日 燃えるゴミって言って",
+        "nudge me at 3 to call the plumber",
+        "忘れそうだから日曜に教えて",
+        "i'll forget, tell me on monday to renew it",
+    ],
+)
+def test_reminders_asked_with_other_words_go_to_the_reminder_handler(text: str) -> None:
+    assert route(text).handler == REMINDER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "雨ばっかりでやだなー",
+        "寒すぎて布団から出られない",
+        "天気の子のサントラ聴いてる",
+        "目覚まし鳴る前に起きた",
+        "my alarm went off at 4 for no reason",
+        "覚えた単語すぐ忘れる",
+        "また傘忘れた",
+    ],
+)
+def test_chat_with_a_weather_or_reminder_word_goes_to_chat(text: str) -> None:
+    assert route(text).handler == CHAT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ルール覚えてる？",
+        "チャンネルの使い分け覚えてる？",
+        "お知らせってどのチャンネルで知らせてる？",
+        "how do i mute notifications here",
+    ],
+)
+def test_knowledge_questions_with_remember_or_notify_go_to_the_general_handler(
+    text: str,
+) -> None:
+    assert route(text).handler == GENERAL
+
+
+@pytest.mark.parametrize("text", ["雨", "アラーム", "snow", "予定"])
+def test_a_bare_word_without_a_request_or_question_never_reaches_a_tool_handler(
+    text: str,
+) -> None:
+    assert route(text).handler in {CHAT, GENERAL}
+
+
+def test_the_route_names_the_cues_that_sent_it() -> None:
+    assert "tell me at a time" in route("30分後に教えて").rule
+    assert route("サーバーのルールは？").rule == "a knowledge question"
+    assert route("雨やだなー").rule == "a feeling"

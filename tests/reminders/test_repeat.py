@@ -198,3 +198,32 @@ def test_rule_round_trips_through_its_stored_json() -> None:
     )
     assert load_rule(dump_rule(rule)) == rule
     assert load_rule(None) is None
+
+
+def test_every_3_days_created_on_a_holiday_counts_its_rhythm_from_the_next_working_day() -> None:
+    # 2026-11-23 (Mon) is 勤労感謝の日: the series starts on the 24th and steps from there.
+    holiday = datetime(2026, 11, 23, 9, 0)
+    rule = RepeatRule(kind="every_days", interval=3, skip_holidays=True).anchored(holiday)
+    first = first_occurrence(rule, holiday, TOKYO)
+    assert first == datetime(2026, 11, 24, 9, 0, tzinfo=TOKYO)
+    assert [d.date().isoformat() for d in series(rule, first, TOKYO, 2)] == [
+        "2026-11-27",
+        "2026-11-30",
+    ]
+
+
+def test_first_time_in_a_dst_gap_moves_forward_once_and_the_series_keeps_its_wall_time() -> None:
+    asked = datetime(2026, 3, 8, 2, 30)  # skipped in New York that day
+    rule = RepeatRule(kind="daily").anchored(asked)
+    first = first_occurrence(rule, asked, NEW_YORK)
+    assert first.strftime("%m-%d %H:%M") == "03-08 03:30"
+    assert [d.strftime("%m-%d %H:%M") for d in series(rule, first, NEW_YORK, 2)] == [
+        "03-09 02:30",
+        "03-10 02:30",
+    ]
+
+
+def test_monthly_asked_on_the_5th_for_the_20th_starts_on_this_months_20th() -> None:
+    fifth = datetime(2026, 11, 5, 8, 0)
+    rule = RepeatRule(kind="monthly", day_of_month=20).anchored(fifth)
+    assert first_occurrence(rule, fifth, TOKYO) == datetime(2026, 11, 20, 8, 0, tzinfo=TOKYO)

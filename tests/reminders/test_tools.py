@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -10,6 +11,8 @@ import pytest
 from sqlalchemy import select
 
 from bot.agent.tools import Tool, ToolContext, ToolOutcome, execute, parse_arguments
+from bot.reminders.repeat import following, load_rule
+from bot.reminders.times import local_iso
 from bot.reminders.tools import REMINDER_TOOLS, reminder_tools
 from bot.settings import Settings
 from bot.storage.engine import Database
@@ -255,3 +258,53 @@ async def test_tools_built_with_a_listener_report_each_new_due_time(
     await execute(tools["create_reminder"], ctx, {"when": "2026-11-21T09:00", "what": "x"})
     await execute(tools["edit_reminder"], ctx, {"reminder_id": 1, "when": "2026-11-21T08:00"})
     assert seen == ["2026-11-21T00:00:00+00:00", "2026-11-20T23:00:00+00:00"]
+
+
+async def test_monthly_asked_before_its_day_starts_this_month(make_ctx: ContextFactory) -> None:
+    # Asked on 2026-11-20 for "毎月25日": the 25th of this month, not of December.
+    outcome = await create(
+        make_ctx(), "2026-11-21T09:00", "カード確認", repeat={"kind": "monthly", "day_of_month": 25}
+    )
+    assert outcome.output["when"] == "2026-11-25T09:00+09:00"
+
+
+async def test_month_end_asked_on_the_29th_of_a_31_day_month_starts_that_month_end(
+    make_ctx: ContextFactory,
+) -> None:
+    outcome = await create(
+        make_ctx(), "2026-12-29T20:00", "家賃", repeat={"kind": "monthly", "day_of_month": 31}
+    )
+    assert outcome.output["when"] == "2026-12-31T20:00+09:00"
+
+
+async def test_a_series_first_due_in_a_dst_gap_moves_that_time_only(
+    make_ctx: ContextFactory, database: Database
+) -> None:
+    new_york = ZoneInfo("America/New_York")
+    # 02:30 does not exist in New York on 2027-03-14 (clocks jump from 02:00 to 03:00).
+    outcome = await create(make_ctx(tz=new_york), "2027-03-14T02:30", repeat={"kind": "daily"})
+    assert outcome.output["when"] == "2027-03-14T03:30-04:00"
+    assert outcome.output["repeat"] == "毎日 02:30"
+    async with database.sessions() as session:
+        row = await session.get(Reminder, outcome.output["id"])
+    assert row is not None
+    rule = load_rule(row.repeat)
+    assert rule is not None
+    upcoming = following(rule, row.due_at.replace(tzinfo=UTC), 1, new_york)
+    assert upcoming is not None
+    assert local_iso(upcoming[0], new_york) == "2027-03-15T02:30-04:00"
+
+
+async def test_editing_a_series_to_a_time_in_a_dst_gap_keeps_the_asked_wall_time(
+    make_ctx: ContextFactory,
+) -> None:
+    new_york = ZoneInfo("America/New_York")
+    created = await create(make_ctx(tz=new_york), "2027-03-13T09:00", repeat={"kind": "daily"})
+    outcome = await call(
+        "edit_reminder",
+        make_ctx(tz=new_york),
+        reminder_id=created.output["id"],
+        when="2027-03-14T02:30",
+    )
+    assert outcome.output["when"] == "2027-03-14T03:30-04:00"
+    assert outcome.output["repeat"] == "毎日 02:30"

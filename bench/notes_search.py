@@ -1,0 +1,112 @@
+"""Notebook benchmark: writing a note and searching a full server notebook (1,000 notes).
+
+Run `python bench/notes_search.py` (SQLite file in a temporary folder). A search reads the
+server's notes with their stored terms and ranks them on the janome worker thread; the figure
+that matters for the event loop is the read, since ranking happens off the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sqlalchemy import select
+
+from bot.clock import ManualClock
+from bot.notes import MAX_NOTES_PER_SERVER, NoteAuthor, Notebook
+from bot.storage.engine import create_database
+from bot.storage.models import metadata
+from bot.storage.notes import Note
+
+WORDS = [
+    "旅行",
+    "集合",
+    "東京駅",
+    "会議",
+    "資料",
+    "買い出し",
+    "牛乳",
+    "卵",
+    "練習",
+    "試合",
+    "大会",
+    "準備",
+    "結果",
+    "報告",
+    "写真",
+    "動画",
+    "料理",
+    "予約",
+    "レストラン",
+    "合宿",
+    "予算",
+    "担当",
+    "締め切り",
+    "発表",
+    "スライド",
+    "部室",
+    "鍵",
+    "パスワード",
+    "連絡先",
+    "住所",
+]
+QUERIES = ["旅行の集合場所", "会議の資料", "合宿の予算", "部室の鍵", "発表のスライド", "牛乳"]
+
+
+def _note(rng: random.Random) -> tuple[str, str]:
+    title = "".join(rng.sample(WORDS, 2))
+    body = "、".join(
+        rng.choice(WORDS) + "は" + rng.choice(WORDS) for _ in range(rng.randint(4, 20))
+    )
+    return title, body + "。"
+
+
+def _ms(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+    return f"p50 {statistics.median(ordered) * 1000:6.1f} ms, p99 {p99 * 1000:6.1f} ms"
+
+
+async def main() -> None:
+    """Fill one server's notebook, then time writes, reads and searches."""
+    rng = random.Random(14)
+    with tempfile.TemporaryDirectory() as folder:
+        database = create_database(f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}")
+        async with database.engine.begin() as connection:
+            await connection.run_sync(metadata.create_all)
+        notebook = Notebook(database.sessions, ManualClock(datetime(2026, 12, 1, tzinfo=UTC)))
+        author = NoteAuthor(1, "hana")
+        writes: list[float] = []
+        for _ in range(MAX_NOTES_PER_SERVER):
+            title, body = _note(rng)
+            started = time.perf_counter()
+            await notebook.write(1, 2, author, body, title)
+            writes.append(time.perf_counter() - started)
+        reads: list[float] = []
+        searches: list[float] = []
+        for n in range(60):
+            started = time.perf_counter()
+            async with database.sessions() as session:
+                rows = select(Note.id, Note.title, Note.body, Note.terms).where(Note.guild_id == 1)
+                (await session.execute(rows)).all()
+            reads.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            hits = await notebook.search(1, QUERIES[n % len(QUERIES)])
+            searches.append(time.perf_counter() - started)
+        await database.dispose()
+    print(f"notebook of {MAX_NOTES_PER_SERVER} notes, one server, SQLite")
+    print(f"  write a note (terms on the worker, insert): {_ms(writes)}")
+    print(f"  read every note with its terms (on loop):   {_ms(reads)}")
+    print(f"  search (read + rank on the worker):         {_ms(searches)}; last hits {len(hits)}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -20,13 +20,13 @@ console: $(STAMP)
 	$(BIN)/python -m bot console
 
 test: $(STAMP)
-	$(BIN)/ruff check bot tests bench migrations
+	$(BIN)/ruff check bot tests bench migrations examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check bot tests bench migrations
-	$(BIN)/ruff format --check bot tests bench migrations
+	$(BIN)/ruff check bot tests bench migrations examples
+	$(BIN)/ruff format --check bot tests bench migrations examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +17,7 @@ from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
 from bot.agent.memory import ConversationMemory
+from bot.agent.models import ModelChoice
 from bot.agent.retention import Retention, schedule_retention
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tip, schedule_tips
@@ -28,16 +27,19 @@ from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.front import Front
 from bot.discord_ui.kb_commands import KnowledgeCommands
 from bot.discord_ui.memory_commands import MemoryCommands
+from bot.discord_ui.model_commands import ModelCommands
 from bot.discord_ui.notes_commands import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
 from bot.discord_ui.reminders import DiscordReminderSender
+from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.reminders.delivery import DeliveryEngine
 from bot.settings import Settings
+from bot.signals import stop_on_signals
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
 from bot.users import UserPreferences
@@ -65,12 +67,15 @@ class Core:
     scheduler: AsyncIOScheduler
     features: Features
     retention: Retention
+    extools: ExternalToolsRuntime
+    models: ModelChoice
     loop_watch: SlowStepWatch | None = None
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        await self.extools.stop()
         await self.store.wait_for_summaries()
         await self.features.close()
         await self.database.dispose()
@@ -94,7 +99,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
     parts = HandlerParts()
-    llm = LLMClient(settings, database.sessions, clock)
+    models = ModelChoice(database.sessions, clock, settings)
+    llm = LLMClient(settings, database.sessions, clock, model_source=models.current)
     features = build_features(settings, clock, database, llm, registry, parts)
     approvals = ApprovalService(
         database.sessions,
@@ -115,8 +121,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
-    warmup.settle()
-    return Core(
+    core = Core(
         settings,
         clock,
         database,
@@ -129,8 +134,12 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         scheduler,
         features,
         Retention.from_settings(database.sessions, clock, settings),
+        build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
+        models,
         loop_watch,
     )
+    warmup.settle()
+    return core
 
 
 @dataclass
@@ -145,6 +154,7 @@ class App:
     async def on_ready_once(self) -> None:
         """First connection: deliver overdue reminders, expire stale approval cards."""
         try:
+            await self.core.extools.start()
             await self._enforce_retention()
             await self.reminders.start()
             await self.bot.front.expire_overdue_cards()
@@ -196,8 +206,14 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         make_front=make_front,
         cogs=[
             lambda client: CoreCommands(
-                client, core.approvals, web_search=settings.tavily_api_key is not None
+                client,
+                core.approvals,
+                settings.tavily_api_key is not None,
+                core.extools,
+                models=core.models,
+                sees_images=core.llm.supports_vision,
             ),
+            lambda client: ModelCommands(core.models, core.llm.supports_vision),
             lambda client: MemoryCommands(
                 client,
                 ConversationMemory(core.database.sessions),
@@ -271,7 +287,7 @@ async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -
     app = await build_app(settings)
     app.core.features.start()
     app.core.scheduler.start()
-    stop = _stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
+    stop = stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
     try:
         async with app.bot:
             await app.bot.start(token)
@@ -279,34 +295,3 @@ async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -
         stop()
         await app.close()
         log.info("Otomo stopped")
-
-
-def _stop_on_signals(close: Callable[[], object]) -> Callable[[], None]:
-    """Close the bot cleanly on SIGTERM/SIGINT; return a function that removes the handlers."""
-    loop = asyncio.get_running_loop()
-    installed: list[signal.Signals] = []
-    pending: set[asyncio.Task[object]] = set()
-
-    def request_close() -> None:
-        log.info("Shutting down…")
-        result = close()
-        if asyncio.iscoroutine(result):
-            task = loop.create_task(result)
-            pending.add(task)
-            task.add_done_callback(pending.discard)
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, request_close)
-        except (NotImplementedError, RuntimeError):
-            # Event loops without signal support (Windows): Ctrl-C then arrives as
-            # KeyboardInterrupt, which `python -m bot` turns into a clean exit.
-            log.debug("Signal %s cannot be handled by this event loop", sig.name)
-            continue
-        installed.append(sig)
-
-    def remove() -> None:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-
-    return remove

@@ -56,6 +56,7 @@ async def _console(settings: Settings) -> int:
 
     core = await build_core(settings)
     core.features.start()
+    await core.extools.start()
     if core.loop_watch is not None:
         core.loop_watch.arm()
     try:

@@ -13,7 +13,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 from pydantic import (
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -22,6 +21,8 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+
+from bot.settings_tools import ExternalToolSettings, blank_to_none, split_list
 
 DEFAULT_ENV_FILE = Path(".env")
 
@@ -39,25 +40,11 @@ class SettingsError(Exception):
         self.problems = problems
 
 
-def _split_list(value: Any) -> Any:
-    """Accept `a, b,c` from the environment as a list; blank means empty."""
-    if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    return value
-
-
-def _blank_to_none(value: Any) -> Any:
-    """Treat `KEY=` in .env as unset, as operators expect."""
-    if isinstance(value, str) and not value.strip():
-        return None
-    return value
-
-
-CsvList = Annotated[list[str], BeforeValidator(_split_list)]
-IdList = Annotated[list[int], BeforeValidator(_split_list)]
-OptionalId = Annotated[PositiveInt | None, BeforeValidator(_blank_to_none)]
-OptionalSecret = Annotated[SecretStr | None, BeforeValidator(_blank_to_none)]
-OptionalStr = Annotated[str | None, BeforeValidator(_blank_to_none)]
+CsvList = Annotated[list[str], BeforeValidator(split_list)]
+IdList = Annotated[list[int], BeforeValidator(split_list)]
+OptionalId = Annotated[PositiveInt | None, BeforeValidator(blank_to_none)]
+OptionalSecret = Annotated[SecretStr | None, BeforeValidator(blank_to_none)]
+OptionalStr = Annotated[str | None, BeforeValidator(blank_to_none)]
 
 _ID_HINT = (
     "must be a Discord id, a number such as 123456789012345678 "
@@ -92,7 +79,7 @@ def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
     return value.rstrip("/")
 
 
-class Settings(BaseModel):
+class Settings(ExternalToolSettings):
     """Every tunable of the bot; field aliases are the environment variable names."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
@@ -151,7 +138,7 @@ class Settings(BaseModel):
         "https://geocoding-api.open-meteo.com/v1", alias="GEOCODING_API_BASE"
     )
     weather_default_place: str = Field("東京", min_length=1, alias="WEATHER_DEFAULT_PLACE")
-    weather_notify_time: Annotated[time | None, BeforeValidator(_blank_to_none)] = Field(
+    weather_notify_time: Annotated[time | None, BeforeValidator(blank_to_none)] = Field(
         None, alias="WEATHER_NOTIFY_TIME"
     )
     weather_notify_channel_id: OptionalId = Field(None, alias="WEATHER_NOTIFY_CHANNEL_ID")

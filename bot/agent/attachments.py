@@ -18,6 +18,8 @@ log = logging.getLogger(__name__)
 
 # One slow CDN download must not hold the answer for long.
 DOWNLOAD_TIMEOUT_SECONDS = 20.0
+# Characters of each quoted message that join the text handlers search with.
+QUOTE_CHARS_FOR_TOPIC = 500
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,20 @@ class AttachmentLimits:
         return cls(
             settings.max_files_per_message, settings.max_text_file_bytes, settings.max_image_bytes
         )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How this run reads files: the limits, and whether its model sees images."""
+
+    limits: AttachmentLimits
+    vision: bool
+    model: str
+
+    @classmethod
+    def of(cls, settings: Settings, model: str, vision: bool) -> Reading:
+        """The configured limits for a run of this model."""
+        return cls(AttachmentLimits.from_settings(settings), vision, model)
 
 
 @dataclass
@@ -172,6 +188,30 @@ class _Reader:
                 "; an admin can pick a vision model with /model."
             )
         return self.result
+
+
+def topic_text(user: UserMessage | None) -> str:
+    """The member's words plus the start of what they quoted (what handlers search with):
+    what a member replies to often says more about the topic than "これ本当？"."""
+    if user is None:
+        return ""
+    return " ".join([user.text, *(q.text[:QUOTE_CHARS_FOR_TOPIC] for q in user.quotes)])
+
+
+async def attach(
+    message: UserMessage, shared: Shared, history: list[Message], reading: Reading
+) -> tuple[dict[str, str], list[str]]:
+    """Fill the message's parts from what it shares; return the run's images and the
+    sentences for the member."""
+    prepared = await prepare(
+        shared,
+        reading.limits,
+        vision=reading.vision,
+        model=reading.model,
+        quoted_before=quoted_ids(history),
+    )
+    message.files, message.quotes = prepared.files, prepared.quotes
+    return prepared.images, prepared.warnings
 
 
 def quoted_ids(history: list[Message]) -> frozenset[int]:

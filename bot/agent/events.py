@@ -40,6 +40,8 @@ class ApprovalRequired:
     approval_id: int
     requester_id: int
     expires_at: datetime
+    # Where a tool from outside comes from (a plugin's source tag, `mcp:<server>`).
+    source: str | None = None
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,8 @@ class Turn:
 StreamItem = TextChunk | ToolCallName | Turn
 
 
-ModelSource = Callable[[], Awaitable[str]]
+# The model a server's runs use (None: outside any server).
+ModelSource = Callable[[int | None], Awaitable[str]]
 
 
 def without_image_data(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -101,12 +102,12 @@ class LLMClient:
         self._clock = clock
         self._model_source = model_source
 
-    async def current_model(self) -> str:
-        """The model new runs use: the admins' /model choice, else LLM_MODEL."""
+    async def current_model(self, guild_id: int | None = None) -> str:
+        """The model new runs in this server use: its admins' /model choice, else LLM_MODEL."""
         if self._model_source is None:
             return self._settings.llm_model
         try:
-            return await self._model_source()
+            return await self._model_source(guild_id)
         except Exception:
             log.exception("Could not read the chosen model; using LLM_MODEL")
             return self._settings.llm_model
@@ -214,10 +215,11 @@ class LLMClient:
         *,
         purpose: str,
         conversation_key: str | None = None,
+        model: str | None = None,
     ) -> str:
         """One non-streamed text answer (summaries, tips)."""
         litellm = import_litellm()
-        model = await self.current_model()
+        model = model or await self.current_model()
         started = self._clock.now()
         t0 = time.perf_counter()
         turn = Turn()

@@ -14,7 +14,7 @@ from bot.agent import events as ev
 from bot.agent import messages as m
 from bot.agent import planning
 from bot.agent.approvals import ApprovalService, Status
-from bot.agent.attachments import AttachmentLimits, prepare, quoted_ids
+from bot.agent.attachments import Reading, attach, topic_text
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
@@ -27,9 +27,6 @@ from bot.settings import Settings
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
 log = logging.getLogger(__name__)
-
-# Characters of each quoted message that join the text handlers see (knowledge search).
-QUOTE_CHARS_FOR_PROMPT = 500
 
 
 class Agent:
@@ -70,23 +67,17 @@ class Agent:
         shared: Shared | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Answer a new user message (with what it shares): record it, then continue."""
-        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
+        model = await self.llm.current_model(request.guild_id)
+        state = RunState(request, stop or asyncio.Event(), model=model)
         async for event in self.calls.invalidate_leftovers(request):
             yield event
         message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
         if shared is not None and not shared.empty:
-            assert state.model is not None
-            prepared = await prepare(
-                shared,
-                AttachmentLimits.from_settings(self.settings),
-                vision=self.llm.supports_vision(state.model),
-                model=state.model,
-                quoted_before=quoted_ids(await self.store.context(request.conversation_key)),
-            )
-            message.files, message.quotes = prepared.files, prepared.quotes
-            state.images = prepared.images
-            if prepared.warnings:
-                yield ev.Notice("\n".join(prepared.warnings))
+            history = await self.store.context(request.conversation_key)
+            reading = Reading.of(self.settings, model, self.llm.supports_vision(model))
+            state.images, warnings = await attach(message, shared, history, reading)
+            if warnings:
+                yield ev.Notice("\n".join(warnings))
         await self.store.append(request.conversation_key, message)
         async for event in self._continue(state, plan=self.settings.agent_planning):
             yield event
@@ -119,7 +110,9 @@ class Agent:
             timezone=timezone or self.settings.timezone,
             origin_message_id=row.origin_message_id,
         )
-        state = RunState(request, stop or asyncio.Event(), model=await self.llm.current_model())
+        state = RunState(
+            request, stop or asyncio.Event(), model=await self.llm.current_model(request.guild_id)
+        )
         async for event in self._continue(state, plan=False):
             yield event
 
@@ -195,7 +188,7 @@ class Agent:
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
         else:
-            offered = self.registry.select(handler.tools, request.guild_id)
+            offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
         tag_filter = planning.TagFilter() if planning_round else None
         text = ""
@@ -281,14 +274,8 @@ class Agent:
             ),
             None,
         )
-        # What the member replied to often says more about the topic than "これ本当？".
-        latest = (
-            " ".join([user.text, *(q.text[:QUOTE_CHARS_FOR_PROMPT] for q in user.quotes)])
-            if user
-            else ""
-        )
         return PromptInput(
-            text=latest,
+            text=topic_text(user),
             user_name=request.user_name,
             local_now=self.clock.now().astimezone(request.timezone),
             timezone=request.timezone,

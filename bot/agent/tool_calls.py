@@ -76,7 +76,10 @@ class ToolCalls:
             tool_item = self._offered(state, handler, call.name)
             if tool_item is None:
                 available = ", ".join(
-                    t.name for t in self.registry.select(handler.tools, state.request.guild_id)
+                    t.name
+                    for t in self.registry.select(
+                        handler.tools, state.request.guild_id, handler.name
+                    )
                 )
                 content = ToolOutcome(
                     f"There is no tool called {call.name!r} here. "
@@ -116,6 +119,7 @@ class ToolCalls:
                 approval_id=gate.approval_id,
             )
             ctx = self._make_context(state.request)
+            ctx.call_id, ctx.raw_arguments = call.id, call.arguments
             try:
                 result = await race(execute(tool_item, ctx, arguments), state.stop)
             except Stopped:
@@ -142,10 +146,7 @@ class ToolCalls:
     def _offered(self, state: RunState, handler: Handler, name: str) -> Tool | None:
         """The tool, if this handler offers it where the request comes from; scope is enforced
         here, where tools run, not only when they are listed for the model."""
-        tool_item = self.registry.get(name)
-        if tool_item is None or name not in handler.tools:
-            return None
-        return tool_item if tool_item.available_in(state.request.guild_id) else None
+        return self.registry.offers(name, handler.tools, state.request.guild_id, handler.name)
 
     async def _gate(
         self,
@@ -190,6 +191,7 @@ class ToolCalls:
                 existing.id,
                 existing.requester_id,
                 existing.expires_at,
+                source=None if tool_item.source == "core" else tool_item.source,
             )
             return
         gate.approval_id = existing.id

@@ -50,6 +50,9 @@ class ToolContext:
     services: Mapping[type[Any], Any] = field(default_factory=dict)
     # Partial output a long tool reports as it goes; kept if the run is interrupted.
     partial: list[Any] = field(default_factory=list)
+    # The model's call id and its arguments as sent (tools in other processes receive both).
+    call_id: str = ""
+    raw_arguments: str = ""
 
     def service(self, kind: type[S]) -> S:
         """The injected service of this type; a ToolError when the bot runs without it."""
@@ -86,6 +89,8 @@ class Tool:
     requires_approval: bool = True
     source: str = "core"
     guild_id: int | None = None
+    # Handlers that offer the tool without listing it (tools registered from outside).
+    handlers: frozenset[str] = frozenset()
     # Validates and converts the model's arguments before the handler sees them.
     arguments_model: type[BaseModel] | None = None
 
@@ -252,11 +257,26 @@ class ToolRegistry:
         """Every registered name, sorted."""
         return sorted(self._tools)
 
-    def select(self, names: Iterable[str] | None, guild_id: int | None) -> list[Tool]:
-        """Registered tools among names (all when None) that are offered in guild_id."""
-        wanted = self._tools.keys() if names is None else names
+    def select(
+        self, names: Iterable[str] | None, guild_id: int | None, handler: str | None = None
+    ) -> list[Tool]:
+        """Registered tools among names (all when None), plus those whose scope names handler,
+        that are offered in guild_id."""
+        wanted = list(self._tools.keys() if names is None else names)
+        if handler is not None:
+            scoped = [n for n, t in self._tools.items() if handler in t.handlers]
+            wanted += [n for n in scoped if n not in wanted]
         chosen = [self._tools[n] for n in wanted if n in self._tools]
         return [t for t in chosen if t.available_in(guild_id)]
+
+    def offers(
+        self, name: str, names: Iterable[str], guild_id: int | None, handler: str
+    ) -> Tool | None:
+        """The tool called name if this handler offers it in guild_id (checked where it runs)."""
+        found = self._tools.get(name)
+        if found is None or not found.available_in(guild_id):
+            return None
+        return found if name in names or handler in found.handlers else None
 
     def with_overrides(self, name: str, **changes: Any) -> None:
         """Replace some fields of a registered tool (e.g. its timeout from settings)."""

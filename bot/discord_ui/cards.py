@@ -55,11 +55,19 @@ class ToolCard:
     decided_by: int | None = None
     approval_id: int | None = None
     notes: list[str] = field(default_factory=list)
+    # A tool from outside the bot: who provides it, so the approver knows whom they trust.
+    source: str | None = None
 
     def render(self) -> discord.Embed:
         """The embed for the current state (within Discord's embed limits)."""
         title, colour = _LOOK[self.state]
         embed = discord.Embed(title=f"🔧 {self.name}", colour=colour, description=title)
+        if self.source:
+            embed.add_field(
+                name="提供元 / provided by",
+                value=f"`{_clip(self.source, 100)}` (外部ツール / external tool)",
+                inline=False,
+            )
         if self.arguments:
             embed.add_field(
                 name="引数 / arguments", value=format_arguments(self.arguments), inline=False

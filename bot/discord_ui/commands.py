@@ -1,7 +1,8 @@
-"""Core slash commands: /otomo help and /tools allowed (thin: they call services)."""
+"""Core slash commands: /otomo help, /tools allowed and /tools list (thin: they call services)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -9,6 +10,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.approvals import ApprovalService
+from bot.agent.models import ModelChoice
+from bot.discord_ui.tools_list import show_tools
+from bot.extools import ExternalToolsRuntime
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -60,11 +64,21 @@ def is_japanese(locale: discord.Locale | None) -> bool:
     return locale is None or locale == discord.Locale.japanese
 
 
-def help_text(japanese: bool, web_search: bool) -> str:
-    """The help message in one language, with the web-search line that applies."""
+def model_line(japanese: bool, model: str, sees_images: bool) -> str:
+    """Which model answers here, whether it sees images, and how admins switch it."""
     if japanese:
-        return HELP_JA + (WEB_SEARCH_ON_JA if web_search else WEB_SEARCH_OFF_JA)
-    return HELP_EN + (WEB_SEARCH_ON_EN if web_search else WEB_SEARCH_OFF_EN)
+        eyes = "画像も読めます" if sees_images else "画像は読めません"
+        return f"\n• 🧠 **モデル**: `{model}`（{eyes}）。管理者は `/model` で切り替えられます。"
+    eyes = "sees images" if sees_images else "cannot see images"
+    return f"\n• 🧠 **Model**: `{model}` ({eyes}). Admins switch it with `/model`."
+
+
+def help_text(japanese: bool, web_search: bool, model: str = "", sees_images: bool = False) -> str:
+    """The help message in one language, with the web-search and model lines that apply."""
+    tail = model_line(japanese, model, sees_images) if model else ""
+    if japanese:
+        return HELP_JA + (WEB_SEARCH_ON_JA if web_search else WEB_SEARCH_OFF_JA) + tail
+    return HELP_EN + (WEB_SEARCH_ON_EN if web_search else WEB_SEARCH_OFF_EN) + tail
 
 
 class RevokeSelect(discord.ui.Select["GrantsView"]):
@@ -109,16 +123,34 @@ class CoreCommands(commands.Cog):
     otomo = app_commands.Group(name="otomo", description="Otomo について / About Otomo")
     tools = app_commands.Group(name="tools", description="ツールの許可 / Tool permissions")
 
-    def __init__(self, bot: OtomoBot, approvals: ApprovalService, web_search: bool) -> None:
+    def __init__(
+        self,
+        bot: OtomoBot,
+        approvals: ApprovalService,
+        web_search: bool,
+        extools: ExternalToolsRuntime | None = None,
+        models: ModelChoice | None = None,
+        sees_images: Callable[[str], bool] = lambda _: False,
+    ) -> None:
         self.bot = bot
         self.approvals = approvals
         self.web_search = web_search
+        self.extools = extools
+        self.models = models
+        self.sees_images = sees_images
 
     @otomo.command(name="help", description="できること / What Otomo can do")
     async def help(self, interaction: discord.Interaction[Any]) -> None:
-        """Show what the bot can do, in the user's language."""
+        """Show what the bot can do, in the user's language, and which model answers here."""
+        model = await self.models.current(interaction.guild_id) if self.models else ""
         await interaction.response.send_message(
-            help_text(is_japanese(interaction.locale), self.web_search), ephemeral=True
+            help_text(
+                is_japanese(interaction.locale),
+                self.web_search,
+                model,
+                self.sees_images(model) if model else False,
+            ),
+            ephemeral=True,
         )
 
     @tools.command(name="allowed", description="常に許可した操作 / Your always-allow grants")
@@ -142,3 +174,13 @@ class CoreCommands(commands.Cog):
             view=GrantsView(self.approvals, interaction.user.id, names),
             ephemeral=True,
         )
+
+    @tools.command(name="list", description="外部ツールと状態（管理者）/ External tools (admins)")
+    async def list_tools(self, interaction: discord.Interaction[Any]) -> None:
+        """List tools from plugins and MCP servers with their source, scope and health."""
+        if self.extools is None:
+            await interaction.response.send_message(
+                "外部ツールはありません。/ No external tools.", ephemeral=True
+            )
+            return
+        await show_tools(interaction, self.extools)

@@ -342,7 +342,7 @@ class Front:
         state = _STATUS_CARD.get(status)
         if state is None or request.card_message_id is None:
             return
-        card = card_from_request(request, state)
+        card = card_from_request(request, state, self._source_of(request.tool_name))
         card.decided_by = decided_by if status in (Status.APPROVED, Status.REJECTED) else None
         channel = self.bot.get_partial_messageable(request.channel_id)
         try:
@@ -382,7 +382,7 @@ class Front:
             state = _STATUS_CARD.get(Status(request.status), CardState.NEEDS_APPROVAL)
             channel = self.bot.get_partial_messageable(request.channel_id)
             cards[request.tool_call_id] = (
-                card_from_request(request, state),
+                card_from_request(request, state, self._source_of(request.tool_name)),
                 channel.get_partial_message(request.card_message_id),
             )
         return cards
@@ -417,6 +417,10 @@ class Front:
         run.stop.set()
         await interaction.response.send_message("⏹️ 停止します / Stopping.", ephemeral=True)
 
+    def _source_of(self, tool_name: str) -> str | None:
+        found = self.agent.registry.get(tool_name)
+        return None if found is None or found.source == "core" else found.source
+
     async def close(self) -> None:
         """Cancel live runs at shutdown; pending approvals stay pending, so their buttons still
         work after the restart (the conversation resumes from stored history)."""
@@ -426,10 +430,13 @@ class Front:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-def card_from_request(request: ApprovalRequest, state: CardState) -> ToolCard:
+def card_from_request(
+    request: ApprovalRequest, state: CardState, source: str | None = None
+) -> ToolCard:
     """A card rebuilt from the stored request (used after a restart)."""
     return ToolCard(
         name=request.tool_name,
+        source=source,
         state=state,
         arguments=decode_arguments(request),
         requester_id=request.requester_id,

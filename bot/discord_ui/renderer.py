@@ -133,6 +133,7 @@ class RunRenderer:
                 card.requester_id = event.requester_id
                 card.expires_at = event.expires_at
                 card.approval_id = event.approval_id
+                card.source = event.source
                 await self._end_segment()
                 entry = self._cards.get(event.call_id)
                 message = entry.message if entry is not None else None

@@ -1,8 +1,28 @@
 """Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
 
-from bot.storage import agent, chat, knowledge, notes, reminders, users
+from bot.storage import (
+    agent,
+    chat,
+    external_tools,
+    knowledge,
+    models_choice,
+    notes,
+    reminders,
+    users,
+)
 from bot.storage.base import Base
 
 metadata = Base.metadata
 
-__all__ = ["Base", "agent", "chat", "knowledge", "metadata", "notes", "reminders", "users"]
+__all__ = [
+    "Base",
+    "agent",
+    "chat",
+    "external_tools",
+    "knowledge",
+    "metadata",
+    "models_choice",
+    "notes",
+    "reminders",
+    "users",
+]

@@ -1,0 +1,184 @@
+"""External tools in the registry: restored from rows, kept healthy, offered only when alive."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
+from bot.clock import Clock
+from bot.extools.callbacks import CallbackClient, Unreachable
+from bot.extools.registration import Refused, Registration
+from bot.extools.store import ExternalToolStore
+from bot.storage.external_tools import ExternalToolRow
+
+log = logging.getLogger(__name__)
+
+# The bot's own timeout fires a moment after the callback's, so the model reads ours.
+TIMEOUT_GRACE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class ToolStatus:
+    """One external tool as admins see it in `/tools list`."""
+
+    name: str
+    source: str
+    kind: str  # "http" or "mcp"
+    handlers: tuple[str, ...] | None
+    guild_id: int | None
+    available: bool
+    disabled: bool
+    detail: str | None = None
+
+
+class ExternalTools:
+    """Registrations from the tools API, mirrored into the tool registry of this process."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        registry: ToolRegistry,
+        *,
+        handler_names: frozenset[str],
+        trusted_sources: frozenset[str],
+        check_every: float,
+    ) -> None:
+        self.store = ExternalToolStore(sessions, clock)
+        self.handler_names = handler_names
+        self._registry = registry
+        self._trusted = trusted_sources
+        self._check_every = check_every
+        self._client = CallbackClient()
+        self._installed: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    # -- what the API does ----------------------------------------------------------------
+
+    async def register(self, registration: Registration) -> ExternalToolRow:
+        """Store the registration (overwriting one of the same name) and offer it."""
+        builtin = self._registry.get(registration.name)
+        if builtin is not None and registration.name not in self._installed:
+            raise Refused(
+                "name", f"name {registration.name!r} is taken by a built-in tool", status=409
+            )
+        row = await self.store.save(registration)
+        self._reconcile([*await self.store.all()])
+        log.info("Registered external tool %s from %s", row.name, row.source)
+        return row
+
+    async def unregister(self, name: str) -> bool:
+        """Forget one tool; False when it was not registered."""
+        removed = await self.store.delete(name)
+        self._reconcile(await self.store.all())
+        return removed
+
+    async def clear(self, source: str) -> list[str]:
+        """Forget every tool of source; return their names."""
+        names = await self.store.delete_source(source)
+        self._reconcile(await self.store.all())
+        return names
+
+    async def set_disabled(self, name: str, disabled: bool) -> ExternalToolRow | None:
+        """An admin turns a tool off (not offered, whatever its health) or back on."""
+        row = await self.store.set_disabled(name, disabled)
+        self._reconcile(await self.store.all())
+        return row
+
+    async def statuses(self) -> list[ToolStatus]:
+        """Every registration with its scope and health."""
+        return [
+            ToolStatus(
+                name=row.name,
+                source=row.source,
+                kind="http",
+                handlers=tuple(row.handlers) if row.handlers else None,
+                guild_id=row.guild_id,
+                available=row.available,
+                disabled=row.disabled,
+                detail=row.last_error,
+            )
+            for row in await self.store.all()
+        ]
+
+    # -- keeping the registry true --------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """Read the rows again (another process may have changed them)."""
+        self._reconcile(await self.store.all())
+
+    async def check_health(self) -> None:
+        """Probe every enabled callback; mark what stopped or started answering."""
+        rows = [row for row in await self.store.all() if not row.disabled]
+        problems = await asyncio.gather(*(self._client.probe(row.callback_url) for row in rows))
+        for row, problem in zip(rows, problems, strict=True):
+            alive = problem is None
+            if alive != row.available or problem != row.last_error:
+                if alive:
+                    log.info("External tool %s answers again", row.name)
+                else:
+                    log.warning("External tool %s is unavailable: %s", row.name, problem)
+                await self.store.mark(row.name, alive, problem)
+        await self.refresh()
+
+    def start(self) -> None:
+        """Restore registrations now and check their health periodically."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._watch())
+
+    async def stop(self) -> None:
+        """Stop checking; close the connection pool."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        await self._client.close()
+
+    async def _watch(self) -> None:
+        while True:
+            try:
+                await self.check_health()
+            except Exception:
+                log.exception("Checking external tools failed; trying again later")
+            await asyncio.sleep(self._check_every)
+
+    def _reconcile(self, rows: list[ExternalToolRow]) -> None:
+        wanted = {row.name: row for row in rows if row.available and not row.disabled}
+        for name in self._installed - wanted.keys():
+            self._registry.unregister(name)
+        for row in wanted.values():
+            self._registry.register(self._tool_for(row))
+        self._installed = set(wanted)
+
+    def _tool_for(self, row: ExternalToolRow) -> Tool:
+        name, url, timeout = row.name, row.callback_url, row.timeout_seconds
+
+        async def call(ctx: ToolContext, /, **arguments: Any) -> Any:
+            try:
+                return await self._client.call(
+                    url, name, arguments, ctx.call_id, ctx.raw_arguments, timeout
+                )
+            except Unreachable as exc:
+                log.warning("External tool %s is unavailable: its callback %s is down", name, url)
+                await self.store.mark(name, False, str(exc))
+                await self.refresh()
+                raise
+
+        return Tool(
+            name=name,
+            description=row.description,
+            parameters=row.parameters,
+            handler=call,
+            timeout=min(timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
+            requires_approval=row.source not in self._trusted,
+            source=row.source,
+            guild_id=row.guild_id,
+            handlers=frozenset(row.handlers or self.handler_names),
+        )

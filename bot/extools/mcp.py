@@ -1,0 +1,256 @@
+"""MCP servers as tool providers: connect, list tools, offer them, reconnect when they restart."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx2
+from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult, TextContent
+
+from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
+from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
+from bot.extools.mcp_config import MCPServerConfig, exposed_name
+
+log = logging.getLogger(__name__)
+
+# Reconnection waits double from the first to the last.
+RETRY_FIRST_SECONDS = 1.0
+RETRY_MAX_SECONDS = 60.0
+# How often a connected server is pinged to notice that it went away.
+PING_EVERY_SECONDS = 10.0
+PING_TIMEOUT_SECONDS = 5.0
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (anyio wraps transport failures in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _reason(exc: BaseException) -> str:
+    leaf = _innermost(exc)
+    text = str(leaf) or type(leaf).__name__
+    return f"{type(leaf).__name__}: {text}" if str(leaf) else text
+
+
+def result_output(result: CallToolResult) -> Any:
+    """Structured content when the server gives it, else the text of its content blocks."""
+    if result.structured_content is not None:
+        return result.structured_content
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    if len(texts) == 1:
+        return texts[0]
+    if texts:
+        return texts
+    return [block.model_dump(mode="json", exclude_none=True) for block in result.content]
+
+
+class _Connection:
+    """One server's live client, its tools, and a flag set when a call saw it break."""
+
+    def __init__(self, config: MCPServerConfig) -> None:
+        self.config = config
+        self.client: Client | None = None
+        self.tools: dict[str, str] = {}  # exposed name → the server's own name
+        self.broken = asyncio.Event()
+        self.last_error: str | None = None
+
+
+class MCPServers:
+    """Connects to every configured server in the background; the bot never waits on them."""
+
+    def __init__(
+        self,
+        servers: list[MCPServerConfig],
+        registry: ToolRegistry,
+        *,
+        handler_names: frozenset[str],
+        trusted_sources: frozenset[str],
+        timeout: float,
+    ) -> None:
+        self._connections = {s.name: _Connection(s) for s in servers}
+        self._registry = registry
+        self._handler_names = handler_names
+        self._trusted = trusted_sources
+        self._timeout = timeout
+        self._tasks: list[asyncio.Task[None]] = []
+        self.connected = asyncio.Event()  # set whenever a server's tools are installed
+
+    def start(self) -> None:
+        """Start one supervisor per server."""
+        loop = asyncio.get_running_loop()
+        for connection in self._connections.values():
+            self._tasks.append(loop.create_task(self._supervise(connection)))
+
+    async def stop(self) -> None:
+        """Disconnect every server (stdio servers are stopped)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+
+    def statuses(self) -> list[ToolStatus]:
+        """Every MCP tool (and every server without tools) as admins see it."""
+        found: list[ToolStatus] = []
+        for connection in self._connections.values():
+            config = connection.config
+            source = f"mcp:{config.name}"
+            if not connection.tools:
+                found.append(
+                    ToolStatus(
+                        f"mcp.{config.name}.*",
+                        source,
+                        "mcp",
+                        config.handlers,
+                        None,
+                        False,
+                        False,
+                        connection.last_error or "not connected",
+                    )
+                )
+            for exposed in sorted(connection.tools):
+                found.append(ToolStatus(exposed, source, "mcp", config.handlers, None, True, False))
+        return found
+
+    @asynccontextmanager
+    async def _client(self, config: MCPServerConfig) -> AsyncIterator[Client]:
+        if config.url is None:
+            assert config.command is not None
+            params = StdioServerParameters(
+                command=config.command, args=list(config.args), env=config.env, cwd=config.cwd
+            )
+            async with Client(params, mode="legacy") as client:
+                yield client
+            return
+        async with (
+            httpx2.AsyncClient(
+                headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0)
+            ) as http,
+            Client(streamable_http_client(config.url, http_client=http), mode="legacy") as client,
+        ):
+            yield client
+
+    async def _supervise(self, connection: _Connection) -> None:
+        config = connection.config
+        wait = RETRY_FIRST_SECONDS
+        failures = 0
+        while True:
+            try:
+                async with self._client(config) as client:
+                    listed = await client.list_tools()
+                    self._install(connection, client, listed.tools)
+                    failures, wait = 0, RETRY_FIRST_SECONDS
+                    log.info(
+                        "MCP server %r connected over %s with %d tools",
+                        config.name,
+                        config.transport,
+                        len(connection.tools),
+                    )
+                    await self._watch(connection, client)
+                    log.warning("MCP server %r stopped answering; reconnecting", config.name)
+            except asyncio.CancelledError:
+                self._uninstall(connection)
+                raise
+            except Exception as exc:
+                failures += 1
+                connection.last_error = _reason(exc)
+                # The first failure is an error an operator must see; repeats are quieter.
+                level = logging.ERROR if failures == 1 else logging.DEBUG
+                log.log(
+                    level,
+                    "MCP server %r could not be used (%s). Otomo runs without its tools and "
+                    "retries in the background; check its entry in MCP_SERVERS_FILE.",
+                    config.name,
+                    connection.last_error,
+                )
+            self._uninstall(connection)
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MAX_SECONDS)
+
+    async def _watch(self, connection: _Connection, client: Client) -> None:
+        """Return when the server is gone: a failed ping, or a call that saw it break."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(connection.broken.wait(), PING_EVERY_SECONDS)
+            if connection.broken.is_set():
+                return
+            try:
+                await asyncio.wait_for(client.send_ping(), PING_TIMEOUT_SECONDS)
+            except Exception as exc:
+                connection.last_error = _reason(exc)
+                return
+
+    def _install(self, connection: _Connection, client: Client, tools: list[Any]) -> None:
+        config = connection.config
+        source = f"mcp:{config.name}"
+        connection.client = client
+        connection.broken.clear()
+        connection.last_error = None
+        for listed in tools:
+            exposed = exposed_name(config.name, listed.name)
+            schema = dict(listed.input_schema or {})
+            schema.setdefault("type", "object")
+            if schema.get("type") != "object":
+                log.warning("MCP tool %s has no object schema; it is not offered", exposed)
+                continue
+            connection.tools[exposed] = listed.name
+            self._registry.register(
+                Tool(
+                    name=exposed,
+                    description=(listed.description or listed.title or listed.name)[:2000],
+                    parameters=schema,
+                    handler=self._handler(connection, exposed, listed.name),
+                    timeout=min(self._timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
+                    requires_approval=source not in self._trusted,
+                    source=source,
+                    handlers=frozenset(config.handlers or self._handler_names),
+                )
+            )
+        self.connected.set()
+
+    def _uninstall(self, connection: _Connection) -> None:
+        for exposed in connection.tools:
+            self._registry.unregister(exposed)
+        connection.tools = {}
+        connection.client = None
+
+    def _handler(self, connection: _Connection, exposed: str, original: str) -> Any:
+        server = connection.config.name
+        timeout = self._timeout
+
+        async def call(ctx: ToolContext, /, **arguments: Any) -> Any:
+            client = connection.client
+            if client is None:
+                raise ToolError(
+                    f"The MCP server {server!r} behind {exposed} is not connected right now; "
+                    "tell the user the tool is unavailable for the moment."
+                )
+            try:
+                result = await client.call_tool(original, arguments, read_timeout_seconds=timeout)
+            except MCPError as exc:
+                raise ToolError(f"{exposed} failed: {exc.error.message}") from None
+            except Exception as exc:
+                connection.broken.set()
+                raise ToolError(
+                    f"The connection to the MCP server {server!r} broke during {exposed} "
+                    f"({_reason(exc)}); it may not have run. Tell the user and do not retry "
+                    "right away."
+                ) from None
+            output = result_output(result)
+            if result.is_error:
+                detail = output if isinstance(output, str) else json.dumps(output)
+                raise ToolError(f"{exposed} reported an error: {detail[:500]}")
+            return output
+
+        return call

@@ -1,0 +1,93 @@
+"""Everything about tools from outside, built from settings and started with the bot."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.tools import ToolRegistry
+from bot.clock import Clock
+from bot.extools.api import ToolsAPI
+from bot.extools.catalog import ExternalTools, ToolStatus
+from bot.extools.mcp import MCPServers
+from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ExternalToolsRuntime:
+    """Registered plugins, MCP servers and the tools API of this process."""
+
+    catalog: ExternalTools
+    mcp: MCPServers | None
+    api: ToolsAPI | None
+
+    async def start(self) -> None:
+        """Restore registrations, connect MCP servers in the background, open the API."""
+        await self.catalog.refresh()
+        self.catalog.start()
+        if self.mcp is not None:
+            self.mcp.start()
+        if self.api is not None:
+            await self.api.start()
+
+    async def stop(self) -> None:
+        """Close the API first, so no registration arrives while the rest stops."""
+        if self.api is not None:
+            await self.api.stop()
+        if self.mcp is not None:
+            await self.mcp.stop()
+        await self.catalog.stop()
+
+    async def statuses(self) -> list[ToolStatus]:
+        """Every external tool, plugins first, then MCP servers' tools."""
+        found = await self.catalog.statuses()
+        return found + (self.mcp.statuses() if self.mcp is not None else [])
+
+
+def build_external_tools(
+    settings: Settings,
+    clock: Clock,
+    sessions: async_sessionmaker[AsyncSession],
+    registry: ToolRegistry,
+    handlers: Iterable[str],
+) -> ExternalToolsRuntime:
+    """The catalog always (registrations in the database); MCP and the API when configured."""
+    handler_names = frozenset(handlers)
+    trusted = frozenset(settings.trusted_tool_sources)
+    catalog = ExternalTools(
+        sessions,
+        clock,
+        registry,
+        handler_names=handler_names,
+        trusted_sources=trusted,
+        check_every=settings.tools_health_check_seconds,
+    )
+    mcp: MCPServers | None = None
+    if settings.mcp_servers_file is not None:
+        try:
+            servers = load_mcp_servers(settings.mcp_servers_file, handler_names)
+        except MCPConfigError as exc:
+            log.error("%s. Otomo runs without MCP servers.", exc)
+        else:
+            mcp = MCPServers(
+                servers,
+                registry,
+                handler_names=handler_names,
+                trusted_sources=trusted,
+                timeout=settings.mcp_timeout_seconds,
+            )
+    api: ToolsAPI | None = None
+    if settings.tools_api_port is not None and settings.tools_api_token is not None:
+        api = ToolsAPI(
+            catalog,
+            settings.tools_api_token.get_secret_value().strip(),
+            settings.tools_api_host,
+            settings.tools_api_port,
+        )
+    return ExternalToolsRuntime(catalog, mcp, api)

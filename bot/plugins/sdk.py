@@ -1,0 +1,293 @@
+"""Write tools as typed functions; the runner serves their callbacks and keeps them registered.
+
+`plugin = Plugin("dice")`, `@plugin.tool` on typed functions, then `plugin.run()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+import os
+import re
+import signal
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, cast
+
+import aiohttp
+from aiohttp import web
+from pydantic import TypeAdapter, ValidationError, validate_call
+
+log = logging.getLogger("otomo.plugin")
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+MAX_TIMEOUT_SECONDS = 300.0
+DEFAULT_BOT_URL = "http://127.0.0.1:8765"
+# Waits between registration attempts while the bot is down grow up to this.
+RETRY_MAX_SECONDS = 10.0
+REQUEST_TIMEOUT_SECONDS = 5.0
+
+
+class PluginError(Exception):
+    """The bot refused the plugin (bad token, invalid tool): retrying cannot help."""
+
+
+class ToolFailure(Exception):
+    """Raise in a tool to tell the model, in a sentence, what was wrong with its call."""
+
+
+@dataclass(frozen=True)
+class PluginTool:
+    """A function and what the bot needs to offer it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    function: Callable[..., Any]
+    timeout: float = 30.0
+    handlers: tuple[str, ...] | None = None
+    guild_id: int | None = None
+
+    def registration(self, callback_url: str, source: str) -> dict[str, Any]:
+        """The body of `POST /api/tools/register`."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "callback_url": callback_url,
+            "source": source,
+            "timeout_seconds": self.timeout,
+            "handlers": list(self.handlers) if self.handlers else None,
+            "guild_id": None if self.guild_id is None else str(self.guild_id),
+        }
+
+    async def invoke(self, arguments: dict[str, Any]) -> Any:
+        """Validate the arguments against the signature and run the function."""
+        checked = validate_call(self.function)
+        if inspect.iscoroutinefunction(self.function):
+            return await checked(**arguments)
+        return await asyncio.to_thread(checked, **arguments)
+
+
+def _schema(function: Callable[..., Any]) -> dict[str, Any]:
+    """The JSON schema of the function's parameters, from its type hints (pydantic)."""
+    schema = TypeAdapter(cast(Any, function)).json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
+
+
+def llm_tool(
+    function: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    parameters: dict[str, Any] | None = None,
+    timeout: float = 30.0,
+    handlers: Iterable[str] | None = None,
+    guild_id: int | None = None,
+) -> Any:
+    """Make a PluginTool of a function; the schema comes from its type hints unless given."""
+
+    def wrap(func: Callable[..., Any]) -> PluginTool:
+        tool_name = name or func.__name__
+        if not NAME_PATTERN.fullmatch(tool_name):
+            raise ValueError(f"tool name {tool_name!r} must be 1-64 of letters, digits, _ . -")
+        if not 0 < timeout <= MAX_TIMEOUT_SECONDS:
+            raise ValueError(f"timeout must be above 0 and at most {MAX_TIMEOUT_SECONDS:g}")
+        summary = (inspect.getdoc(func) or "").strip()
+        return PluginTool(
+            name=tool_name,
+            description=description or summary or tool_name,
+            parameters=parameters if parameters is not None else _schema(func),
+            function=func,
+            timeout=timeout,
+            handlers=tuple(handlers) if handlers is not None else None,
+            guild_id=guild_id,
+        )
+
+    return wrap(function) if function is not None else wrap
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
+    )
+
+
+class Plugin:
+    """Serves callbacks on loopback and keeps the tools registered with the bot."""
+
+    def __init__(
+        self,
+        source: str,
+        tools: Iterable[PluginTool] = (),
+        *,
+        bot_url: str | None = None,
+        token: str | None = None,
+        port: int = 0,
+        watch_every: float = 15.0,
+    ) -> None:
+        self.source = source
+        self.tools = {t.name: t for t in tools}
+        # The bot's own .env names work here too, so one file configures both.
+        port_setting = os.environ.get("TOOLS_API_PORT", "").strip()
+        self.bot_url = (
+            bot_url
+            or os.environ.get("OTOMO_TOOLS_URL")
+            or (f"http://127.0.0.1:{port_setting}" if port_setting else DEFAULT_BOT_URL)
+        ).rstrip("/")
+        self.token = (
+            token or os.environ.get("OTOMO_TOOLS_TOKEN") or os.environ.get("TOOLS_API_TOKEN", "")
+        )
+        self.port = port
+        self.watch_every = watch_every
+        self.registrations = 0  # how many register calls succeeded (for tests and logs)
+        self._http: aiohttp.ClientSession | None = None
+
+    def tool(self, function: Callable[..., Any] | None = None, **options: Any) -> Any:
+        """`@plugin.tool` or `@plugin.tool(timeout=5)`: llm_tool, added to this plugin."""
+
+        def add(func: Callable[..., Any]) -> PluginTool:
+            made: PluginTool = llm_tool(func, **options)
+            self.tools[made.name] = made
+            return made
+
+        return add(function) if function is not None else add
+
+    def callback_url(self, name: str) -> str:
+        """Where the bot POSTs calls of the tool called name."""
+        return f"http://127.0.0.1:{self.port}/tools/{name}"
+
+    # -- callbacks ------------------------------------------------------------------------
+
+    def app(self) -> web.Application:
+        """The callback server: POST runs a tool, GET answers health probes."""
+        app = web.Application()
+        app.router.add_post("/tools/{name}", self._invoke)
+        app.router.add_get("/tools/{name}", self._health)
+        return app
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "source": self.source, "tools": sorted(self.tools)})
+
+    async def _invoke(self, request: web.Request) -> web.Response:
+        found = self.tools.get(request.match_info["name"])
+        if found is None:
+            return web.json_response({"is_error": True, "error": "no such tool"}, status=404)
+        try:
+            body = await request.json()
+            arguments = body.get("arguments") or {}
+            output = await found.invoke(arguments)
+        except ValidationError as exc:
+            error = f"Arguments for {found.name} do not match its schema ({_problems(exc)})."
+            return web.json_response({"output": None, "is_error": True, "error": error})
+        except ToolFailure as exc:
+            return web.json_response({"output": None, "is_error": True, "error": str(exc)})
+        except Exception as exc:  # a broken tool must not take the plugin down
+            log.exception("Tool %s failed", found.name)
+            error = f"{type(exc).__name__}: {exc}"
+            return web.json_response({"output": None, "is_error": True, "error": error})
+        return web.json_response({"output": output, "is_error": False})
+
+    # -- registration ---------------------------------------------------------------------
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        assert self._http is not None
+        async with self._http.post(
+            f"{self.bot_url}{path}",
+            json=body,
+            headers={"Authorization": f"Bearer {self.token}"},
+            timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS),
+        ) as response:
+            answer: dict[str, Any] = await response.json(content_type=None)
+            if 400 <= response.status < 500:
+                raise PluginError(f"Otomo refused {path}: {answer.get('error', response.status)}")
+            response.raise_for_status()
+            return answer
+
+    async def register(self, names: Iterable[str] | None = None) -> None:
+        """Register the tools (all by default), retrying for as long as the bot is down."""
+        wait, warned = 0.5, False
+        for name in list(self.tools) if names is None else list(names):
+            item = self.tools[name]
+            while True:
+                try:
+                    body = item.registration(self.callback_url(name), self.source)
+                    await self._post("/api/tools/register", body)
+                    self.registrations += 1
+                    log.info("Registered %s with Otomo at %s", name, self.bot_url)
+                    break
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    if not warned:
+                        log.warning("Otomo is unreachable at %s (%s); retrying", self.bot_url, exc)
+                        warned = True
+                    await asyncio.sleep(wait)
+                    wait = min(wait * 2, RETRY_MAX_SECONDS)
+
+    async def missing(self) -> list[str] | None:
+        """Our tools the bot does not offer (lost or marked unavailable); None if unreachable."""
+        assert self._http is not None
+        try:
+            async with self._http.get(
+                f"{self.bot_url}/api/tools",
+                params={"source": self.source},
+                headers={"Authorization": f"Bearer {self.token}"},
+                timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS),
+            ) as response:
+                listed = (await response.json(content_type=None)).get("tools", [])
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            return None
+        healthy = {t["name"] for t in listed if t.get("available")}
+        return [name for name in self.tools if name not in healthy]
+
+    async def clear(self) -> None:
+        """Remove every tool of this source from the bot (best effort: it may be down)."""
+        try:
+            await self._post("/api/tools/clear", {"source": self.source})
+            log.info("Cleared source %s from Otomo", self.source)
+        except (aiohttp.ClientError, TimeoutError, PluginError) as exc:
+            log.warning("Could not clear source %s from Otomo: %s", self.source, exc)
+
+    async def serve(self, stop: asyncio.Event) -> None:
+        """Serve callbacks, register, watch for a bot that lost us, clear on stop."""
+        runner = web.AppRunner(self.app(), access_log=None)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", self.port).start()
+        self.port = int(runner.addresses[0][1])  # the free port chosen when port was 0
+        self._http = aiohttp.ClientSession(trust_env=False)
+        try:
+            await self.register()
+            while not stop.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.watch_every)
+                if stop.is_set():
+                    break
+                lost = await self.missing()
+                if lost:
+                    log.info("Otomo does not offer %s; registering again", ", ".join(lost))
+                    await self.register(lost)
+            await self.clear()
+        finally:
+            await self._http.close()
+            await runner.cleanup()
+
+    def run(self) -> None:
+        """Serve until SIGINT/SIGTERM; exit with a sentence if the bot refuses the plugin."""
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+
+        async def main() -> None:
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.add_signal_handler(sig, stop.set)
+            await self.serve(stop)
+
+        try:
+            asyncio.run(main())
+        except PluginError as exc:
+            raise SystemExit(f"{exc}. Check TOOLS_API_TOKEN and the tool definitions.") from None

@@ -216,7 +216,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
             lambda client: ModelCommands(core.models, core.llm.supports_vision),
             lambda client: MemoryCommands(
                 client,
-                ConversationMemory(core.database.sessions),
+                ConversationMemory(core.database.sessions, core.approvals),
                 core.database.sessions,
                 core.preferences,
                 core.clock.now,

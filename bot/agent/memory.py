@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent import messages as m
-from bot.agent.approvals import Status
+from bot.agent.approvals import ApprovalService, Status
 from bot.agent.history import conversation_key
 from bot.storage.agent import ApprovalRequest, ConversationMessage, LLMCall
 
@@ -45,8 +45,11 @@ def _keys_of(column: Any, user_id: int, channel_id: int | None) -> ColumnElement
 class ConversationMemory:
     """Reads and deletes a member's stored conversations (history and summaries)."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession], approvals: ApprovalService
+    ) -> None:
         self._sessions = sessions
+        self._approvals = approvals
 
     async def report(self, user_id: int, channel_id: int) -> MemoryReport:
         """Message counts, the time span and the latest summary of the member's conversation."""
@@ -88,9 +91,20 @@ class ConversationMemory:
         """Delete the member's history and summaries in one channel, or everywhere.
 
         Decided approval requests of those conversations (they hold the tool arguments) go too,
-        and logged prompts of their model calls are blanked; pending approvals stay until they
-        are decided or expire, so an open card still works.
+        and logged prompts of their model calls are blanked. A card still waiting is cancelled,
+        its arguments blanked: with the history gone there is nothing to resume.
         """
+        pending = ApprovalRequest.status == Status.PENDING.value
+        async with self._sessions() as session:
+            waiting = (
+                await session.scalars(
+                    select(ApprovalRequest.id).where(
+                        _keys_of(ApprovalRequest.conversation_key, user_id, channel_id), pending
+                    )
+                )
+            ).all()
+        for approval_id in waiting:
+            await self._approvals.invalidate(approval_id)
         async with self._sessions() as session, session.begin():
             keys = (
                 await session.scalars(
@@ -107,9 +121,15 @@ class ConversationMemory:
             await session.execute(
                 delete(ApprovalRequest).where(
                     _keys_of(ApprovalRequest.conversation_key, user_id, channel_id),
-                    ApprovalRequest.status != Status.PENDING.value,
+                    ApprovalRequest.id.not_in(waiting),
                 )
             )
+            if waiting:
+                await session.execute(
+                    update(ApprovalRequest)
+                    .where(ApprovalRequest.id.in_(waiting))
+                    .values(arguments="{}")
+                )
             await session.execute(
                 update(LLMCall)
                 .where(_keys_of(LLMCall.conversation_key, user_id, channel_id))

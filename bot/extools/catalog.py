@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 # The bot's own timeout fires a moment after the callback's, so the model reads ours.
 TIMEOUT_GRACE_SECONDS = 1.0
+# How soon a registration made through another bot process is offered by this one.
+REFRESH_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -142,12 +144,21 @@ class ExternalTools:
         await self._client.close()
 
     async def _watch(self) -> None:
+        # Rows are read often (another process may have taken a registration); callbacks are
+        # probed every check_every seconds.
+        every = min(REFRESH_SECONDS, self._check_every)
+        loop = asyncio.get_running_loop()
+        next_check = loop.time()
         while True:
             try:
-                await self.check_health()
+                if loop.time() >= next_check:
+                    next_check = loop.time() + self._check_every
+                    await self.check_health()
+                else:
+                    await self.refresh()
             except Exception:
                 log.exception("Checking external tools failed; trying again later")
-            await asyncio.sleep(self._check_every)
+            await asyncio.sleep(every)
 
     def _reconcile(self, rows: list[ExternalToolRow]) -> None:
         wanted = {row.name: row for row in rows if row.available and not row.disabled}

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 # Reconnection waits double from the first to the last.
 RETRY_FIRST_SECONDS = 1.0
 RETRY_MAX_SECONDS = 60.0
-# How often a connected server is pinged to notice that it went away.
+# How often a connected server's tools are listed again, to notice that it went away.
 PING_EVERY_SECONDS = 10.0
 PING_TIMEOUT_SECONDS = 5.0
 
@@ -76,8 +76,10 @@ class MCPServers:
         handler_names: frozenset[str],
         trusted_sources: frozenset[str],
         timeout: float,
+        ping_every: float = PING_EVERY_SECONDS,
     ) -> None:
         self._connections = {s.name: _Connection(s) for s in servers}
+        self._ping_every = ping_every
         self._registry = registry
         self._handler_names = handler_names
         self._trusted = trusted_sources
@@ -179,17 +181,23 @@ class MCPServers:
             wait = min(wait * 2, RETRY_MAX_SECONDS)
 
     async def _watch(self, connection: _Connection, client: Client) -> None:
-        """Return when the server is gone: a failed ping, or a call that saw it break."""
+        """Return when the server is gone (a failed listing, or a call that saw it break);
+        a listing that changed replaces the offered tools."""
         while True:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(connection.broken.wait(), PING_EVERY_SECONDS)
+                await asyncio.wait_for(connection.broken.wait(), self._ping_every)
             if connection.broken.is_set():
                 return
             try:
-                await asyncio.wait_for(client.send_ping(), PING_TIMEOUT_SECONDS)
+                listed = await asyncio.wait_for(
+                    client.list_tools(cache_mode="bypass"), PING_TIMEOUT_SECONDS
+                )
             except Exception as exc:
                 connection.last_error = _reason(exc)
                 return
+            if {t.name for t in listed.tools} != set(connection.tools.values()):
+                self._uninstall(connection)
+                self._install(connection, client, listed.tools)
 
     def _install(self, connection: _Connection, client: Client, tools: list[Any]) -> None:
         config = connection.config

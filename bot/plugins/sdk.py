@@ -14,6 +14,7 @@ import re
 import signal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, cast
 
 import aiohttp
@@ -63,9 +64,13 @@ class PluginTool:
             "guild_id": None if self.guild_id is None else str(self.guild_id),
         }
 
+    @cached_property
+    def _checked(self) -> Callable[..., Any]:
+        return validate_call(self.function)
+
     async def invoke(self, arguments: dict[str, Any]) -> Any:
         """Validate the arguments against the signature and run the function."""
-        checked = validate_call(self.function)
+        checked = self._checked
         if inspect.iscoroutinefunction(self.function):
             return await checked(**arguments)
         return await asyncio.to_thread(checked, **arguments)

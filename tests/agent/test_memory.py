@@ -7,6 +7,7 @@ from datetime import timedelta
 from sqlalchemy import func, select
 
 from bot.agent import messages as m
+from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore, conversation_key
 from bot.agent.memory import ConversationMemory
 from bot.clock import ManualClock
@@ -15,6 +16,10 @@ from bot.storage.agent import ApprovalRequest, LLMCall
 
 HANA, TARO = 1, 2
 GENERAL, RANDOM, DM = 10, 20, 30
+
+
+def _memory(database: Database, clock: ManualClock) -> ConversationMemory:
+    return ConversationMemory(database.sessions, ApprovalService(database.sessions, clock, 300))
 
 
 async def _talk(store: ConversationStore, channel: int, user: int, turns: int = 2) -> None:
@@ -37,15 +42,17 @@ async def test_the_report_counts_messages_and_shows_the_latest_summary(
     await store.append(key, m.SummaryMessage(text="古い要約"))
     await store.append(key, m.SummaryMessage(text="天気と映画の話をした"))
 
-    report = await ConversationMemory(database.sessions).report(HANA, GENERAL)
+    report = await _memory(database, clock).report(HANA, GENERAL)
 
     assert (report.messages, report.their_messages) == (8, 3)
     assert report.first_at == first and report.last_at == clock.now()
     assert report.summary == "天気と映画の話をした" and report.summary_at == clock.now()
 
 
-async def test_nothing_kept_reports_zero_and_no_summary(database: Database) -> None:
-    report = await ConversationMemory(database.sessions).report(HANA, GENERAL)
+async def test_nothing_kept_reports_zero_and_no_summary(
+    database: Database, clock: ManualClock
+) -> None:
+    report = await _memory(database, clock).report(HANA, GENERAL)
 
     assert report.messages == 0 and report.summary is None and report.first_at is None
 
@@ -57,7 +64,7 @@ async def test_forgetting_here_leaves_other_channels_and_other_members(
     await _talk(store, GENERAL, HANA)
     await _talk(store, RANDOM, HANA)
     await _talk(store, GENERAL, TARO)
-    memory = ConversationMemory(database.sessions)
+    memory = _memory(database, clock)
 
     done = await memory.forget(HANA, GENERAL)
 
@@ -75,7 +82,7 @@ async def test_forgetting_everywhere_covers_every_channel_and_dm_but_no_one_else
         await _talk(store, channel, HANA)
     # A member whose id ends like Hana's must not be caught by the pattern.
     await _talk(store, GENERAL, 11)
-    memory = ConversationMemory(database.sessions)
+    memory = _memory(database, clock)
 
     done = await memory.forget(HANA)
 
@@ -83,7 +90,7 @@ async def test_forgetting_everywhere_covers_every_channel_and_dm_but_no_one_else
     assert (await memory.report(11, GENERAL)).messages == 4
 
 
-async def test_forgetting_drops_decided_approvals_and_blanks_logged_prompts(
+async def test_forgetting_drops_decided_approvals_cancels_waiting_ones_and_blanks_prompts(
     database: Database, clock: ManualClock
 ) -> None:
     key = conversation_key(GENERAL, HANA)
@@ -117,13 +124,13 @@ async def test_forgetting_drops_decided_approvals_and_blanks_logged_prompts(
             )
         )
 
-    await ConversationMemory(database.sessions).forget(HANA, GENERAL)
+    await _memory(database, clock).forget(HANA, GENERAL)
 
     async with database.sessions() as session:
-        statuses = (await session.scalars(select(ApprovalRequest.status))).all()
+        left = (await session.scalars(select(ApprovalRequest))).all()
         call = (await session.scalars(select(LLMCall))).one()
         calls = await session.scalar(select(func.count()).select_from(LLMCall))
-    assert statuses == ["pending"]
+    assert [(row.status, row.arguments) for row in left] == [("invalidated", "{}")]
     assert (call.prompt, call.response, calls) == (None, None, 1)
 
 
@@ -131,7 +138,7 @@ async def test_a_summary_finishing_after_the_member_forgot_is_not_kept(
     database: Database, clock: ManualClock
 ) -> None:
     store = ConversationStore(database.sessions, clock, max_messages=4)
-    memory = ConversationMemory(database.sessions)
+    memory = _memory(database, clock)
     key = conversation_key(GENERAL, HANA)
     await _talk(store, GENERAL, HANA, turns=4)
 

@@ -12,7 +12,7 @@ from bot.agent.history import conversation_key
 from bot.agent.retention import RETENTION_JOB_ID
 from bot.clock import ManualClock
 from tests.conftest import START
-from tests.e2e.harness import RunningBot, custom_ids, running_bot
+from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
 from tests.fakes.discord_server import (
     ADMIN_ID,
     GENERAL_CHANNEL_ID,
@@ -22,7 +22,7 @@ from tests.fakes.discord_server import (
     FakeDiscord,
     Json,
 )
-from tests.fakes.llm_server import ScriptedLLM, text
+from tests.fakes.llm_server import ScriptedLLM, text, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -140,3 +140,24 @@ async def test_usage_shows_admins_calls_per_day_and_refuses_members(
         assert total.split()[1:3] == ["2", "0"]
         assert len([line for line in table.splitlines() if line[:2].isdigit()]) == 3
         assert "chat 2" in table
+
+
+async def test_forgetting_cancels_a_card_still_waiting_so_nothing_runs(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(tool_call("write_note", {"text": "秘密の合言葉", "title": "合言葉"}))
+    async with running_bot(tmp_path, fake=fake, llm=llm, DEV_GUILD_ID=GUILD_ID) as otomo:
+        await otomo.mention("これメモしといて、秘密の合言葉")
+        await fake.wait_until(lambda: approval_card(fake) is not None, timeout=10)
+        await otomo.idle()
+        card = approval_card(fake)
+        assert card is not None
+
+        await _confirm(otomo, {})
+        approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
+        clicked = await fake.click_button(int(card["id"]), approve, HANA_ID)
+        await clicked.wait_response()
+        await fake.wait_until(lambda: "cancelled" in card_state(fake.message(int(card["id"]))))
+
+        assert (await otomo.app.core.features.notebook.page(GUILD_ID)).total == 0
+        assert llm.request_count == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -102,3 +103,12 @@ async def rig(
     ):
         yield Rig(registry, catalog, client, plugin, context)
         await catalog.stop()
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 30.0) -> None:  # noqa: ASYNC109
+    """Wait until check() holds (background work such as a reconnection), or fail."""
+    async with asyncio.timeout(timeout):
+        while True:
+            if check():
+                return
+            await asyncio.sleep(0.05)

@@ -42,8 +42,8 @@ def _load_model_client(models: list[str]) -> None:
     importlib.import_module("litellm._service_logger")
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-    for model in (ChatCompletion, ChatCompletionChunk):
-        model.model_rebuild()
+    for response_type in (ChatCompletion, ChatCompletionChunk):
+        response_type.model_rebuild()
     stream = litellm.completion(
         model="openai/warm-up",
         api_key="warm-up",

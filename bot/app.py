@@ -37,6 +37,7 @@ from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.loop_watch import SlowStepWatch, watch_event_loop
+from bot.redaction import remember_secrets
 from bot.reminders.delivery import DeliveryEngine
 from bot.settings import Settings
 from bot.signals import stop_on_signals
@@ -87,6 +88,7 @@ class Core:
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     """Create and migrate the database and build the agent with every feature's tools."""
     clock = clock or SystemClock()
+    remember_secrets(settings.secret_values())
     loop_watch = watch_event_loop(settings.loop_slow_step_ms)
     # Seconds of import and first-call set-up: on threads while the database is migrated,
     # before the gateway connects, never on the event loop later.

@@ -12,6 +12,7 @@ from bot.agent.approvals import ApprovalService, Decision
 from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
+from bot.redaction import redact
 from bot.worker import in_worker
 
 CONSOLE_USER_ID = 1
@@ -53,7 +54,7 @@ class Console:
         return None if line == "" else line.rstrip("\n")
 
     def _write(self, text: str) -> None:
-        self.stdout.write(text)
+        self.stdout.write(redact(text))
         self.stdout.flush()
 
     async def run(self) -> None:

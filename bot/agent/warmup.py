@@ -30,14 +30,8 @@ _WARM_TOOL = {
 }
 
 
-def _load_model_client(models: list[str]) -> None:
+def _load_model_client() -> None:
     litellm = import_litellm()
-    # Each model family has its own token counter (o200k for gpt-4o…), loaded at its first call.
-    for model in models:
-        try:
-            litellm.token_counter(model=model, messages=[{"role": "user", "content": "warm up"}])
-        except Exception as exc:  # an unknown model is counted another way at its first call
-            log.debug("no token counter warmed for %s: %s", model, exc)
     # Imported by litellm at the first async call, on whichever thread makes it.
     importlib.import_module("litellm._service_logger")
     from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -76,8 +70,7 @@ async def prepare(settings: Settings) -> None:
     started = time.perf_counter()
     # The text worker loads the tokenizer while another thread imports litellm.
     tokenizer = asyncio.ensure_future(in_worker(load_tokenizer))
-    models = [settings.llm_model, *settings.llm_models, *settings.llm_fallback_models]
-    await asyncio.to_thread(_load_model_client, list(dict.fromkeys(models)))
+    await asyncio.to_thread(_load_model_client)
     try:
         await _warm_async_path(settings)
     except Exception as exc:  # a model string litellm cannot mock is still a usable model

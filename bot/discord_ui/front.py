@@ -20,6 +20,7 @@ from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.cards import CardState, ToolCard
 from bot.discord_ui.intake import read_shared, shares_anything
 from bot.discord_ui.renderer import DeliveryBroken, RunRenderer
+from bot.discord_ui.typing import TypingIndicator, typing_during
 from bot.handlers.router import route
 from bot.settings import Settings
 from bot.storage.agent import ApprovalRequest
@@ -138,7 +139,10 @@ class Front:
             return
         run = LiveRun(secrets.token_hex(6), message.author.id, message.channel.id)
         self.runs[run.run_id] = run
-        self._spawn(self._answer(message, text, run), f"answer {run.run_id}")
+        self._spawn(
+            typing_during(message.channel, self._answer(message, text, run)),
+            f"answer {run.run_id}",
+        )
 
     def _spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run work in the background, keeping a reference so shutdown can cancel it."""
@@ -178,7 +182,6 @@ class Front:
 
     async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
         try:
-            await self._guarded_typing(message.channel)
             timezone = await self.preferences.timezone(message.author.id)
             chosen = await in_worker(route, text)
             log.info(
@@ -236,12 +239,6 @@ class Front:
             attach_card=self.approvals.attach_card,
             existing_cards=existing,
         )
-
-    async def _guarded_typing(self, channel: Any) -> None:
-        try:
-            await channel.typing()
-        except discord.HTTPException as exc:
-            log.info("Typing indicator refused in channel %s: %s", channel.id, exc.status)
 
     async def _reply_plain(self, message: discord.Message, text: str) -> None:
         try:
@@ -365,7 +362,8 @@ class Front:
             timezone = await self.preferences.timezone(request.requester_id)
             existing = await self._cards_of([request])
             renderer = self._renderer(channel, request.requester_id, run, None, existing)
-            await renderer.consume(self.agent.resume(request.id, run.stop, timezone))
+            async with TypingIndicator(channel):
+                await renderer.consume(self.agent.resume(request.id, run.stop, timezone))
         except DeliveryBroken:
             pass
         finally:

@@ -119,7 +119,8 @@ def _document(rng: random.Random, number: int, target_bytes: int) -> str:
     return "".join(parts)
 
 
-def _write_corpus(root: Path, files: int, total_bytes: int, rng: random.Random) -> int:
+def write_corpus(root: Path, files: int, total_bytes: int, rng: random.Random) -> int:
+    """Generate files markdown files of about total_bytes in all under root."""
     per_file = total_bytes // files
     written = 0
     for number in range(files):
@@ -152,7 +153,8 @@ class CountingAnalyser:
         return analyse_document(text, fallback_title)
 
 
-def _percentile(values: list[float], share: float) -> float:
+def percentile(values: list[float], share: float) -> float:
+    """The value below which share of values lie."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
@@ -166,7 +168,7 @@ async def run(files: int, total_mb: float, queries: int, seed: int) -> None:
     clock = ManualClock(datetime(2025, 11, 30, tzinfo=UTC))
     with tempfile.TemporaryDirectory(prefix="kb-bench-") as temp:
         root = Path(temp) / "knowledge_base"
-        size = _write_corpus(root, files, int(total_mb * 1_000_000 * files / 1000), rng)
+        size = write_corpus(root, files, int(total_mb * 1_000_000 * files / 1000), rng)
         print(f"corpus: {files} files, {size / 1e6:.2f} MB in {root}")
         database = create_database(f"sqlite+aiosqlite:///{temp}/bench.db")
         async with database.engine.begin() as connection:
@@ -228,7 +230,7 @@ async def run(files: int, total_mb: float, queries: int, seed: int) -> None:
             hits = warm.search(question, 5)
             latencies.append((time.perf_counter() - started) * 1000)
             found += bool(hits)
-        p50, p99 = _percentile(latencies, 0.50), _percentile(latencies, 0.99)
+        p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
         print(
             f"query latency:    p50 {p50:.2f} ms, p99 {p99:.2f} ms, mean "
             f"{statistics.fmean(latencies):.2f} ms over {len(latencies)} queries "

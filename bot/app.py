@@ -24,7 +24,6 @@ from bot.chat import Tip, schedule_tips
 from bot.clock import Clock, SystemClock
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
-from bot.discord_ui.front import Front
 from bot.discord_ui.kb_commands import KnowledgeCommands
 from bot.discord_ui.memory_commands import MemoryCommands
 from bot.discord_ui.model_commands import ModelCommands
@@ -159,7 +158,7 @@ class App:
             await self.core.extools.start()
             await self._enforce_retention()
             await self.reminders.start()
-            await self.bot.front.expire_overdue_cards()
+            await self.bot.approval_clicks.expire_overdue_cards()
         finally:
             self.started.set()
             if self.core.loop_watch is not None:
@@ -186,15 +185,6 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
     features = core.features
     holder: list[App] = []
 
-    def make_front(client: OtomoBot) -> Front:
-        return Front(
-            client,
-            settings=settings,
-            agent=core.agent,
-            approvals=core.approvals,
-            preferences=core.preferences,
-        )
-
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
         if message.guild is not None and not message.author.bot and message.content:
@@ -205,7 +195,9 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
 
     bot = OtomoBot(
         settings=settings,
-        make_front=make_front,
+        agent=core.agent,
+        approvals=core.approvals,
+        preferences=core.preferences,
         cogs=[
             lambda client: CoreCommands(
                 client,
@@ -253,7 +245,7 @@ def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
     poster = ChannelPoster(bot)
 
     async def sweep_approvals() -> None:
-        await bot.front.expire_overdue_cards()
+        await bot.approval_clicks.expire_overdue_cards()
 
     schedule_retention(core.scheduler, core.retention, settings)
     core.scheduler.add_job(

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent.approvals import Status
 from bot.clock import Clock
 from bot.settings import Settings
-from bot.storage.agent import ApprovalRequest, ConversationMessage, LLMCall
+from bot.storage.agent import ApprovalRequest, ConversationMessage, LLMCall, ToolCardMessage
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,10 @@ class Retention:
                             ApprovalRequest.status != Status.PENDING.value,
                         )
                     )
+                )
+                # Which message shows a call's card matters only while the call is in history.
+                await session.execute(
+                    delete(ToolCardMessage).where(ToolCardMessage.created_at < cutoff)
                 )
             if self.llm_log_days:
                 cutoff = now - timedelta(days=self.llm_log_days)

@@ -4,12 +4,9 @@ carries everything needed (`apv:<approval id>:<action>`, `stop:<run id>`)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
-
-if TYPE_CHECKING:
-    from bot.discord_ui.client import OtomoBot
 
 APPROVAL_ACTIONS = {
     "approve": ("承認 / Approve", discord.ButtonStyle.success),
@@ -18,8 +15,38 @@ APPROVAL_ACTIONS = {
 }
 
 
-def _bot(interaction: discord.Interaction[Any]) -> OtomoBot:
-    return interaction.client  # type: ignore[no-any-return]
+class ApprovalClicks(Protocol):
+    """Where approval buttons and the reject form send their clicks."""
+
+    async def on_click(
+        self, interaction: discord.Interaction[Any], approval_id: int, action: str
+    ) -> None:
+        """Approve / Reject / Always allow was clicked."""
+
+    async def on_reject_submitted(
+        self, interaction: discord.Interaction[Any], approval_id: int, reason: str
+    ) -> None:
+        """The reject form was submitted."""
+
+
+class StopClicks(Protocol):
+    """Where the Stop button sends its clicks."""
+
+    async def on_click(self, interaction: discord.Interaction[Any], run_id: str) -> None:
+        """Stop was clicked."""
+
+
+class ButtonTargets(Protocol):
+    """What the client that received a click offers the buttons (and nothing more)."""
+
+    approval_clicks: ApprovalClicks
+    stop_clicks: StopClicks
+
+
+def _targets(interaction: discord.Interaction[Any]) -> ButtonTargets:
+    # discord.py hands the click to the client that received it: with two bots in one
+    # process, each button reaches its own bot's handlers.
+    return cast(ButtonTargets, interaction.client)
 
 
 class IdActionButton(
@@ -63,8 +90,8 @@ class ApprovalButton(
     ACTIONS = APPROVAL_ACTIONS
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Hand the click to the front, which checks who clicked and decides."""
-        await _bot(interaction).front.on_approval_click(interaction, self.item_id, self.action)
+        """Hand the click to the approval desk, which checks who clicked and decides."""
+        await _targets(interaction).approval_clicks.on_click(interaction, self.item_id, self.action)
 
 
 class StopButton(
@@ -95,8 +122,8 @@ class StopButton(
         return cls(match["run"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        """Ask the front to stop the run."""
-        await _bot(interaction).front.on_stop_click(interaction, self.run_id)
+        """Ask for the run to stop."""
+        await _targets(interaction).stop_clicks.on_click(interaction, self.run_id)
 
 
 class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?"):
@@ -115,7 +142,7 @@ class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?")
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Record the rejection with its reason."""
-        await _bot(interaction).front.on_reject_submitted(
+        await _targets(interaction).approval_clicks.on_reject_submitted(
             interaction, self.approval_id, str(self.reason.value or "")
         )
 

@@ -28,6 +28,17 @@ class CardState(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+FINAL_STATES = frozenset(
+    {
+        CardState.DONE,
+        CardState.FAILED,
+        CardState.REJECTED,
+        CardState.EXPIRED,
+        CardState.INVALIDATED,
+        CardState.INTERRUPTED,
+    }
+)
+
 _LOOK: dict[CardState, tuple[str, discord.Colour]] = {
     CardState.PREPARING: ("⏳ 準備中… / preparing", discord.Colour.light_grey()),
     CardState.NEEDS_APPROVAL: ("🔐 承認待ち / needs approval", discord.Colour.gold()),

@@ -10,10 +10,17 @@ import discord
 import yarl
 from discord.ext import commands
 
+from bot.agent.approvals import ApprovalService
+from bot.agent.loop import Agent
 from bot.discord_ui.buttons import ApprovalButton, StopButton
-from bot.discord_ui.front import Front
+from bot.discord_ui.card_owner import CardOwner
+from bot.discord_ui.conversation import Conversations, Staff
+from bot.discord_ui.decisions import ApprovalDesk
+from bot.discord_ui.live import BackgroundTasks, LiveRuns
 from bot.discord_ui.reminder_buttons import ReminderActions, ReminderButton
+from bot.discord_ui.stopping import StopControl
 from bot.settings import Settings
+from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +47,13 @@ def intents() -> discord.Intents:
 class OtomoBot(commands.Bot):
     """Otomo's Discord client; everything it uses is handed to it by the composition root."""
 
-    front: Front
-
     def __init__(
         self,
         *,
         settings: Settings,
-        make_front: Callable[[OtomoBot], Front],
+        agent: Agent,
+        approvals: ApprovalService,
+        preferences: UserPreferences,
         cogs: Sequence[CogFactory] = (),
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         message_hooks: Sequence[Callable[[discord.Message], None]] = (),
@@ -62,7 +69,21 @@ class OtomoBot(commands.Bot):
             **options,
         )
         self.settings = settings
-        self.front = make_front(self)
+        self.tasks = BackgroundTasks()
+        runs = LiveRuns()
+        staff = Staff(
+            settings=settings,
+            agent=agent,
+            approvals=approvals,
+            preferences=preferences,
+            cards=CardOwner(self.get_partial_messageable, agent.sessions, agent.clock),
+            runs=runs,
+            tasks=self.tasks,
+        )
+        self.conversations = Conversations(staff, self)
+        # What the persistent buttons reach (see buttons.ButtonTargets).
+        self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
+        self.stop_clicks = StopControl(runs, settings)
         self._cog_factories = list(cogs)
         self._on_ready_hooks = list(on_ready_hooks)
         self._message_hooks = list(message_hooks)
@@ -108,15 +129,15 @@ class OtomoBot(commands.Bot):
                 log.exception("A start-up task failed; the bot keeps running")
 
     async def on_message(self, message: discord.Message) -> None:
-        """Feed the message hooks, then hand it to the front (prefix commands are not used)."""
+        """Feed the message hooks, then answer it if it is for us (no prefix commands)."""
         for hook in self._message_hooks:
             try:
                 hook(message)
             except Exception:
                 log.exception("A message hook failed on message %s", message.id)
-        await self.front.on_message(message)
+        await self.conversations.on_message(message)
 
     async def close(self) -> None:
         """Stop live runs before the connection closes."""
-        await self.front.close()
+        await self.tasks.close()
         await super().close()

@@ -12,7 +12,8 @@ from typing import Any
 import discord
 
 from bot.agent import events as ev
-from bot.discord_ui.buttons import approval_view, stop_view
+from bot.discord_ui.buttons import stop_view
+from bot.discord_ui.card_owner import CardKey, CardOwner
 from bot.discord_ui.cards import CardState, ToolCard
 from bot.discord_ui.splitting import split_message
 
@@ -41,6 +42,11 @@ _CLOSING_LINES: dict[str, str] = {
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
 
 
+def _given(**values: Any) -> dict[str, Any]:
+    """Only the values an event carries (None means the event does not know)."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
 class DeliveryBroken(Exception):
     """The channel refused our messages (deleted, or we lost permission)."""
 
@@ -54,12 +60,6 @@ class _Segment:
     shown: list[str] = field(default_factory=list)
 
 
-@dataclass
-class _Card:
-    card: ToolCard
-    message: discord.Message | discord.PartialMessage | None = None
-
-
 class RunRenderer:
     """Turns a stream of agent events into Discord messages, edits and cards."""
 
@@ -69,24 +69,26 @@ class RunRenderer:
         *,
         requester_id: int,
         run_id: str | None,
+        cards: CardOwner | None = None,
+        conversation_key: str = "",
         reply_to: discord.Message | None = None,
         attach_card: Callable[[int, int], Awaitable[None]] | None = None,
-        existing_cards: dict[str, tuple[ToolCard, discord.PartialMessage]] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.channel = channel
         self.requester_id = requester_id
         self.run_id = run_id
         self.reply_to = reply_to
+        self.conversation_key = conversation_key
+        self._owner = cards
         self._attach_card = attach_card
         self._clock = clock
         self._segment = _Segment()
         self._last_edit = float("-inf")
-        self._cards: dict[str, _Card] = {
-            call_id: _Card(card, message)
-            for call_id, (card, message) in (existing_cards or {}).items()
-        }
+        # The cards this run touched, in order; the owner holds their state and messages.
+        self._cards: dict[str, CardKey] = {}
         self._stop_host: discord.Message | None = None
+        self._stop_card: CardKey | None = None
         self.posted: list[discord.Message] = []
         self.broken = False
 
@@ -111,6 +113,7 @@ class RunRenderer:
             # Shutting down: leave the messages (and any approval buttons) as they are.
             raise
         except BaseException:
+            await self._finish_cards(CardState.FAILED, "The answer broke off before this call.")
             await self._remove_stop_button()
             raise
         await self._remove_stop_button()
@@ -125,44 +128,48 @@ class RunRenderer:
                     await self._flush(final=False)
             case ev.ToolCallStarted(call_id=call_id, name=name):
                 await self._end_segment()
-                await self._show_card(call_id, ToolCard(name=name))
+                await self._post_card(call_id, ToolCard(name=name))
             case ev.ApprovalRequired():
-                card = self._card_for(event.call_id, event.name)
-                card.state = CardState.NEEDS_APPROVAL
-                card.arguments = event.arguments
-                card.requester_id = event.requester_id
-                card.expires_at = event.expires_at
-                card.approval_id = event.approval_id
-                card.source = event.source
                 await self._end_segment()
-                entry = self._cards.get(event.call_id)
-                message = entry.message if entry is not None else None
-                if message is None:
-                    message = await self._show_card(event.call_id, card)
+                key = self._key(event.call_id)
+                message_id = await self._card_message(event.call_id, event.name)
                 # Store the card's id before it gets buttons, so a click that reaches a
                 # restarted bot always finds the card it must update.
-                if message is not None and self._attach_card is not None:
-                    await self._attach_card(event.approval_id, message.id)
-                await self._show_card(event.call_id, card, view=approval_view(event.approval_id))
+                if message_id is not None and self._attach_card is not None:
+                    await self._attach_card(event.approval_id, message_id)
+                await self._move(
+                    key,
+                    event.name,
+                    CardState.NEEDS_APPROVAL,
+                    arguments=event.arguments,
+                    requester_id=event.requester_id,
+                    expires_at=event.expires_at,
+                    approval_id=event.approval_id,
+                    source=event.source,
+                )
             case ev.ToolExecuting():
-                card = self._card_for(event.call_id, event.name)
-                card.state = CardState.RUNNING
-                card.arguments = event.arguments
-                await self._show_card(event.call_id, card, view=None)
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    CardState.RUNNING,
+                    arguments=event.arguments,
+                )
             case ev.ToolResult():
-                card = self._card_for(event.call_id, event.name)
-                card.state = CardState.FAILED if event.is_error else CardState.DONE
-                card.result = event.output
-                if event.arguments is not None:
-                    card.arguments = event.arguments
-                await self._show_card(event.call_id, card, view=None)
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    CardState.FAILED if event.is_error else CardState.DONE,
+                    result=event.output,
+                    **_given(arguments=event.arguments),
+                )
             case ev.ToolRejected():
-                card = self._card_for(event.call_id, event.name)
-                card.state = _REJECTION_STATE[event.reason]
-                card.detail = event.detail
-                if event.arguments is not None:
-                    card.arguments = event.arguments
-                await self._show_card(event.call_id, card, view=None)
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    _REJECTION_STATE[event.reason],
+                    detail=event.detail,
+                    **_given(arguments=event.arguments),
+                )
             case ev.RoundEnd():
                 await self._end_segment()
             case ev.Notice(text=text):
@@ -170,11 +177,14 @@ class RunRenderer:
                 await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
             case ev.Done(reason=reason):
                 await self._end_segment()
+                if reason == "interrupted":
+                    await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
                     await self._send(closing)
             case ev.Failed(message=message):
                 await self._end_segment()
+                await self._finish_cards(CardState.FAILED, message)
                 await self._send(FAILURE_PREFIX + message)
 
     # -- text ----------------------------------------------------------------------------
@@ -218,47 +228,57 @@ class RunRenderer:
         )
         if message is not None:
             self.posted.append(message)
-            if first and self.run_id:
+            if first and self.run_id and "embed" not in kwargs:
                 self._stop_host = message
         return message
 
-    # -- cards ---------------------------------------------------------------------------
+    # -- cards (the owner edits them; this run only posts new ones) ----------------------
 
-    def _card_for(self, call_id: str, name: str) -> ToolCard:
-        entry = self._cards.get(call_id)
-        if entry is None:
-            entry = self._cards[call_id] = _Card(ToolCard(name=name))
-        return entry.card
+    def _key(self, call_id: str) -> CardKey:
+        return self._cards.setdefault(call_id, CardKey(self.conversation_key, call_id))
 
-    async def _show_card(
-        self, call_id: str, card: ToolCard, *, view: discord.ui.View | None = None
-    ) -> discord.Message | discord.PartialMessage | None:
-        entry = self._cards.setdefault(call_id, _Card(card))
-        entry.card = card
-        if entry.message is None:
-            if view is None and not self.posted and self.run_id:
-                view = stop_view(self.run_id)
-            sent = await self._send("", embed=card.render(), view=view or discord.utils.MISSING)
-            entry.message = sent
-            return sent
-        target = entry.message
-        if target is self._stop_host and view is None and self.run_id:
-            view = stop_view(self.run_id)
-        edited = await self._guard(target.edit(embed=card.render(), view=view))
-        return target if edited is not None else None
+    async def _post_card(self, call_id: str, card: ToolCard) -> discord.Message | None:
+        key = self._key(call_id)
+        stop_run = self.run_id if not self.posted and self.run_id else None
+        view = stop_view(stop_run) if stop_run else discord.utils.MISSING
+        message = await self._send("", embed=card.render(), view=view)
+        if message is not None and self._owner is not None:
+            await self._owner.adopt(key, message, card, stop_run=stop_run)
+            if stop_run:
+                self._stop_card = key
+        return message
+
+    async def _card_message(self, call_id: str, name: str) -> int | None:
+        """The call's card message (posted by this run, an earlier one, or posted now)."""
+        key = self._key(call_id)
+        if self._owner is not None:
+            found = await self._owner.message_id(key)
+            if found is not None:
+                return found
+        message = await self._post_card(call_id, ToolCard(name=name))
+        return message.id if message is not None else None
+
+    async def _move(self, key: CardKey, name: str, state: CardState, **changes: Any) -> None:
+        if self._owner is None or self.broken:
+            return
+        if await self._owner.message_id(key) is None:
+            await self._post_card(key.call_id, ToolCard(name=name))
+        await self._owner.move(key, state, **changes)
+
+    async def _finish_cards(self, state: CardState, detail: str) -> None:
+        """Cards still preparing or running when the run ended get a final state too."""
+        if self._owner is not None and not self.broken:
+            await self._owner.finish_open(list(self._cards.values()), state, detail)
 
     async def _remove_stop_button(self) -> None:
-        host = self._stop_host
-        self._stop_host = None
-        if host is None or self.broken:
+        card, host = self._stop_card, self._stop_host
+        self._stop_card = self._stop_host = None
+        if self.broken:
             return
-        if any(
-            entry.message is host and entry.card.state == CardState.NEEDS_APPROVAL
-            for entry in self._cards.values()
-        ):
-            # The card already shows only its approval buttons, which must outlive the run.
-            return
-        await self._guard(host.edit(view=None))
+        if card is not None and self._owner is not None:
+            await self._owner.release_stop(card)
+        elif host is not None:
+            await self._guard(host.edit(view=None))
 
     async def _guard(self, action: Awaitable[Any]) -> Any:
         """Await a Discord call; a missing channel or permission ends rendering, not the bot."""

@@ -30,9 +30,11 @@ class Scored:
 class BM25Index:
     """Term → {document → weighted term frequency}, with lengths for the length normalisation."""
 
-    def __init__(self, k1: float = K1, b: float = B) -> None:
+    def __init__(self, k1: float = K1, b: float = B, *, min_length_share: float = 0.0) -> None:
         self.k1 = k1
         self.b = b
+        # Lengths below this share of the average count as that share in the normalisation.
+        self.min_length_share = min_length_share
         self._postings: dict[str, dict[int, float]] = {}
         self._terms: dict[int, Mapping[str, float]] = {}
         self._lengths: dict[int, float] = {}
@@ -88,8 +90,10 @@ class BM25Index:
             average = self._total_length / len(self._lengths) if self._lengths else 1.0
             average = average or 1.0
             k1, b = self.k1, self.b
+            floor = self.min_length_share * average
             self._norms = {
-                doc: k1 * (1.0 - b + b * length / average) for doc, length in self._lengths.items()
+                doc: k1 * (1.0 - b + b * max(length, floor) / average)
+                for doc, length in self._lengths.items()
             }
         return self._norms
 
@@ -100,8 +104,32 @@ class BM25Index:
         and its synonyms. The score is plain BM25 over every pair; the relevance divides it by
         the best score possible, counting each concept once at its strongest alternative.
         """
-        if not self._terms or limit <= 0:
+        if limit <= 0:
             return []
+        scores, best_possible = self.scores(concepts)
+        top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        return [
+            Scored(doc, score, min(1.0, score / best_possible) if best_possible else 0.0)
+            for doc, score in top
+        ]
+
+    def term_scores(self, term: str, weight: float = 1.0) -> dict[int, float]:
+        """Each document's BM25 score for one term alone."""
+        postings = self._postings.get(term)
+        if not postings:
+            return {}
+        norms = self._current_norms()
+        factor = weight * self.idf(term) * (self.k1 + 1.0)
+        return {doc: factor * f / (f + norms[doc]) for doc, f in postings.items()}
+
+    def best_score(self, term: str, weight: float = 1.0) -> float:
+        """The highest score one term can give a document (saturated frequency)."""
+        return weight * self.idf(term) * (self.k1 + 1.0)
+
+    def scores(self, concepts: Sequence[Concept]) -> tuple[dict[int, float], float]:
+        """Every matching document's score, and the best score possible for the concepts."""
+        if not self._terms:
+            return {}, 0.0
         norms = self._current_norms()
         saturation = self.k1 + 1.0
         weights: dict[str, float] = {}
@@ -121,8 +149,4 @@ class BM25Index:
             get = scores.get
             for doc, frequency in postings.items():
                 scores[doc] = get(doc, 0.0) + factor * frequency / (frequency + norms[doc])
-        top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
-        return [
-            Scored(doc, score, min(1.0, score / best_possible) if best_possible else 0.0)
-            for doc, score in top
-        ]
+        return scores, best_possible

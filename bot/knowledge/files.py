@@ -50,7 +50,7 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 # Files at the root that configure the bot rather than inform it.
-NOT_KNOWLEDGE = frozenset({"persona.md"})
+NOT_KNOWLEDGE = frozenset({"persona.md", "vocabulary.md"})
 
 
 def scan(root: Path) -> dict[str, FileSignature]:

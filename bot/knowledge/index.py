@@ -12,20 +12,16 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.knowledge.bm25 import BM25Index
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
+from bot.knowledge.query import QueryPlan, plan_query
+from bot.knowledge.ranking import FusedIndex
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.snippets import make_snippet
-from bot.knowledge.terms import (
-    SYNONYM_WEIGHT,
-    AnalysedSection,
-    DocumentAnalysis,
-    QueryTerm,
-    analyse_document,
-    query_terms,
-)
-from bot.knowledge.worker import Analyser, analyse_in_worker
+from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
+from bot.knowledge.terms import AnalysedSection, DocumentAnalysis, analyse_document
+from bot.knowledge.vocabulary import VOCABULARY_FILE
+from bot.knowledge.worker import Analyser, analyse_in_worker, load_vocabulary
 from bot.settings import Settings
 from bot.worker import in_worker
 
@@ -65,7 +61,9 @@ class KnowledgeIndex:
         self._sessions = sessions
         self._clock = clock
         self._analyse = analyse
-        self._bm25 = BM25Index()
+        self._bm25 = FusedIndex()
+        self._vocabulary: Vocabulary | None = None
+        self._vocabulary_signature: FileSignature | None = None
         self._files: dict[str, _IndexedFile] = {}
         # Files left out (too large, unreadable, failed to parse) are retried only once changed.
         self._skipped: dict[str, FileSignature] = {}
@@ -118,6 +116,7 @@ class KnowledgeIndex:
         async with self._lock:
             started = time.perf_counter()
             cache, stored = await load_cache(self._sessions)
+            await self._refresh_vocabulary()
             listing = await asyncio.to_thread(scan, self._root)
             report = await self._sync(listing, set(listing), cache)
             await forget_analyses(self._sessions, stored - set(listing))
@@ -130,6 +129,7 @@ class KnowledgeIndex:
         """Pick up edits, additions and deletions on disk (cheap when nothing changed)."""
         async with self._lock:
             started = time.perf_counter()
+            await self._refresh_vocabulary()
             listing = await asyncio.to_thread(scan, self._root)
             candidates = {
                 path
@@ -156,20 +156,23 @@ class KnowledgeIndex:
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """The best sections for a question, best first, tokenised on the calling thread."""
-        return self._rank(query_terms(query), limit)
+        vocabulary = self._vocabulary or builtin_vocabulary()
+        return self._rank(plan_query(query, vocabulary, self._bm25.document_frequency), limit)
 
     async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
-        """`search` for the event loop: the question is tokenised on the text worker thread,
-        the ranking (cheap, and the index only changes on the loop) stays here."""
-        return self._rank(await in_worker(query_terms, query), limit)
+        """`search` for the event loop: the question is tokenised on the text worker thread
+        (its frequency look-ups are single reads); the ranking stays on the loop, where the
+        index changes."""
+        vocabulary = self._vocabulary or builtin_vocabulary()
+        frequency = self._bm25.document_frequency
+        return self._rank(await in_worker(plan_query, query, vocabulary, frequency), limit)
 
-    def _rank(self, items: list[QueryTerm], limit: int) -> list[KnowledgeHit]:
-        concepts = self._concepts(items)
-        if not concepts:
+    def _rank(self, plan: QueryPlan, limit: int) -> list[KnowledgeHit]:
+        if not plan.words and not plan.bigrams:
             return []
-        terms = {term for concept in concepts for term, _ in concept}
+        terms = plan.terms
         hits: list[KnowledgeHit] = []
-        for scored in self._bm25.search(concepts, limit):
+        for scored in self._bm25.search(plan, limit):
             path, section = self._sections[scored.doc_id]
             analysis = self._files[path].analysis
             hits.append(
@@ -187,30 +190,14 @@ class KnowledgeIndex:
             )
         return hits
 
-    def _concepts(self, items: list[QueryTerm]) -> list[list[tuple[str, float]]]:
-        """The question's terms with their synonyms, adapted to the words the files use."""
-        concepts: list[list[tuple[str, float]]] = []
-        frequency = self._bm25.document_frequency
-        # A split katakana word is searched whole if the files use it whole, else by its pieces.
-        dropped: set[str] = set()
-        for item in items:
-            if item.pieces:
-                dropped.update(item.pieces if frequency(item.term) else (item.term,))
-        for item in items:
-            if item.term in dropped:
-                continue
-            if frequency(item.term) == 0:
-                # The files never use this word: its synonyms stand in for it at full weight
-                # (「入る」 asked, 「参加」 written), or it stays to show the files lack it.
-                present = sorted(s for s in item.synonyms if frequency(s))
-                concepts.append([(s, 1.0) for s in present] or [(item.term, 1.0)])
-            else:
-                # Only synonyms the files use: one they never use cannot match, yet its high IDF
-                # would raise the best score possible and hide every real match from the prompt
-                # (with one rules file, 「ルール」 scored 0.14 of a best inflated by 「規約」).
-                present = sorted(s for s in item.synonyms if frequency(s))
-                concepts.append([(item.term, 1.0), *((s, SYNONYM_WEIGHT) for s in present)])
-        return concepts
+    async def _refresh_vocabulary(self) -> None:
+        """Rebuild the synonyms when `vocabulary.md` in the folder appeared, changed or went."""
+        path = self._root / VOCABULARY_FILE
+        signature = await asyncio.to_thread(signature_of, path)
+        if self._vocabulary is not None and signature == self._vocabulary_signature:
+            return
+        self._vocabulary = await load_vocabulary(path if signature else None)
+        self._vocabulary_signature = signature
 
     async def run(self, interval: float = HOT_RELOAD_SECONDS) -> None:
         """Load, then refresh every interval seconds until cancelled (the hot reload)."""
@@ -325,7 +312,7 @@ class KnowledgeIndex:
         for section in analysis.sections:
             doc_id = self._next_id
             self._next_id += 1
-            self._bm25.add(doc_id, section.terms)
+            self._bm25.add(doc_id, section.terms, section.bigrams)
             self._sections[doc_id] = (path, section)
             ids.append(doc_id)
         self._files[path] = _IndexedFile(digest, signature, analysis, ids)

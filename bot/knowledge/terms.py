@@ -1,26 +1,29 @@
-"""Search terms for the knowledge base: janome base forms, light English stemming, synonyms."""
+"""Search terms for the knowledge base: janome base forms, light English stemming, bigrams."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
+from bot.knowledge.bigrams import bigram_counts
 from bot.knowledge.documents import parse_document
-from bot.knowledge.vocabulary import ENGLISH_STOP_WORDS, JAPANESE_STOP_WORDS, SYNONYM_GROUPS
+from bot.knowledge.vocabulary import ENGLISH_STOP_WORDS, JAPANESE_STOP_WORDS
 from bot.text import content_terms, katakana_to_hiragana, normalize
 
 # Bump when terms or weights change: cached analyses of another version are re-tokenised.
-ANALYZER_VERSION = 1
+ANALYZER_VERSION = 2
 # A term in the file title, a tag or the section's heading path counts as this many mentions.
 FIELD_WEIGHT = 3
-# A synonym added to the query counts for this fraction of the word the user typed.
-SYNONYM_WEIGHT = 0.5
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9_'+-]*")
 _KATAKANA_RUN = re.compile(r"[ァ-ヺー]{2,}")
+# "DMs", "URLs", "VCs": the plural of an acronym, which the stemmer cannot tell from a word.
+_ACRONYM_PLURAL = re.compile(r"\b([A-Z]{2,})s\b")
+# "isn't", "I'm", "we'll": the clitic would otherwise survive as a one-letter term.
+_CONTRACTION = re.compile(r"(?i)(?<=[a-z])(?:n't|'s|'re|'m|'ll|'ve|'d)\b")
+_CANNOT = re.compile(r"(?i)\bcan't\b")
 
 
 def stem(word: str) -> str:
@@ -42,12 +45,19 @@ def stem(word: str) -> str:
     return word
 
 
-def _terms_and_runs(text: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+def terms_and_runs(text: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
+    """Search terms of text, and each whole katakana run added with the pieces janome cut it in."""
+    text = _ACRONYM_PLURAL.sub(r"\1", text.replace("’", "'"))
+    text = _CONTRACTION.sub("", _CANNOT.sub("can", text))
     terms: list[str] = []
     for term in content_terms(text):
         if _ASCII.fullmatch(term):
             stemmed = stem(term)
-            if term not in ENGLISH_STOP_WORDS and stemmed not in ENGLISH_STOP_WORDS:
+            if (
+                len(term) > 1
+                and term not in ENGLISH_STOP_WORDS
+                and stemmed not in ENGLISH_STOP_WORDS
+            ):
                 terms.append(stemmed)
         elif term not in JAPANESE_STOP_WORDS:
             terms.append(term)
@@ -67,38 +77,7 @@ def _terms_and_runs(text: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
 
 def search_terms(text: str) -> list[str]:
     """Terms of text as indexed and queried: content words, stop words removed, English stemmed."""
-    return _terms_and_runs(text)[0]
-
-
-@cache
-def _synonym_table() -> dict[str, frozenset[str]]:
-    """Each synonym's search term → the other terms of its group (built on first query)."""
-    table: dict[str, set[str]] = {}
-    for group in SYNONYM_GROUPS:
-        members = {term for word in group for term in search_terms(word)}
-        for member in members:
-            table.setdefault(member, set()).update(members - {member})
-    return {term: frozenset(others) for term, others in table.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class QueryTerm:
-    """A word of the question, the words that mean the same (see `vocabulary.py`) and, for a
-    katakana run janome split, the pieces it was split into."""
-
-    term: str
-    synonyms: frozenset[str]
-    pieces: tuple[str, ...] = ()
-
-
-def query_terms(query: str) -> list[QueryTerm]:
-    """The distinct terms of a question, each with its synonyms."""
-    table = _synonym_table()
-    terms, runs = _terms_and_runs(query)
-    return [
-        QueryTerm(term, table.get(term, frozenset()), runs.get(term, ()))
-        for term in dict.fromkeys(terms)
-    ]
+    return terms_and_runs(text)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +88,8 @@ class AnalysedSection:
     text: str
     line: int
     terms: dict[str, int]
+    # Character bigrams of the Japanese terms: the sub-word field (年末 inside 年末年始).
+    bigrams: dict[str, int]
 
     @property
     def heading(self) -> str:
@@ -130,7 +111,13 @@ class DocumentAnalysis:
             "title": self.title,
             "tags": list(self.tags),
             "sections": [
-                {"heading": list(s.heading_path), "text": s.text, "line": s.line, "terms": s.terms}
+                {
+                    "heading": list(s.heading_path),
+                    "text": s.text,
+                    "line": s.line,
+                    "terms": s.terms,
+                    "bigrams": s.bigrams,
+                }
                 for s in self.sections
             ],
         }
@@ -142,7 +129,13 @@ class DocumentAnalysis:
             title=str(data["title"]),
             tags=tuple(data["tags"]),
             sections=tuple(
-                AnalysedSection(tuple(s["heading"]), s["text"], int(s["line"]), dict(s["terms"]))
+                AnalysedSection(
+                    tuple(s["heading"]),
+                    s["text"],
+                    int(s["line"]),
+                    dict(s["terms"]),
+                    dict(s.get("bigrams", {})),
+                )
                 for s in data["sections"]
             ),
         )
@@ -159,10 +152,16 @@ def analyse_document(text: str, fallback_title: str) -> DocumentAnalysis:
         if fields is None:
             fields = document_fields | set(search_terms(" ".join(section.heading_path)))
             heading_cache[section.heading_path] = fields
-        counts = Counter(search_terms(section.text))
+        body = search_terms(section.text)
+        counts = Counter(body)
         for term in fields:
             counts[term] += FIELD_WEIGHT
+        bigrams = bigram_counts(body)
+        for gram, count in bigram_counts(fields).items():
+            bigrams[gram] += FIELD_WEIGHT * count
         sections.append(
-            AnalysedSection(section.heading_path, section.text, section.line, dict(counts))
+            AnalysedSection(
+                section.heading_path, section.text, section.line, dict(counts), dict(bigrams)
+            )
         )
     return DocumentAnalysis(parsed.title, parsed.tags, tuple(sections))

@@ -1,15 +1,14 @@
-"""Vocabulary of the search: words too common to search by, and words that mean the same.
-
-Synonyms let 「サーバーに入るには」 find 参加方法: each group is a set of interchangeable words in
-Japanese and English, and a question containing one also searches the others at a lower weight
-(at full weight when the files never use the word asked). Keep groups small and unambiguous: a
-loose group drags unrelated sections into every answer.
-"""
+"""Vocabulary of the search: words too common to search by, and the groups of words that mean
+the same (`vocabulary.md` beside this module, extended by `knowledge_base/vocabulary.md`)."""
 
 from __future__ import annotations
 
+import re
+from functools import cache
+from importlib import resources
+
 # Stop words change what is indexed: bump ANALYZER_VERSION (terms.py) after editing them, so
-# cached analyses are redone. Synonyms apply to questions only and need no bump.
+# cached analyses are redone. Synonym groups apply to questions only and need no bump.
 
 # Function words of English questions and texts; they only slow queries down.
 _ENGLISH = """
@@ -19,42 +18,50 @@ he her here him his how i if in into is it its itself just let like me more most
 need no nor not now of off on once only or other our out over own please same she should so
 some such tell than that the their them then there these they this those to too us very want
 was we were what when where which while who whom why will with would you your
+anyone someone something anything everyone okay ok
 """
 # Verbs and words janome keeps as content words that appear in nearly every Japanese text or
-# question (する, ある, 教える, 仕方 …) without saying what it is about.
+# question (する, ある, 教える, 仕方 …) without saying what it is about, and the question words
+# and hedges of casual questions (どう, いつ, 大丈夫, 平気 …): FAQ headings are full of them, so
+# they would match every heading rather than the one that answers.
 _JAPANESE = """
 する ある いる なる できる いう おる くる ない れる られる せる やる みる 教える 知る わかる 分かる
-仕方 やり方
+仕方 やり方 方法
+どう どうやって どの どれ どこ いつ なに 何 なん なぜ なんで 誰 だれ いくつ いくら
+大丈夫 平気 いい 良い よい ok おk 問題 ほしい 欲しい 思う 感じ 的 みたい っぽい
+ちゃう しまう くれる もらう あげる いける 行ける 行く ください 下さい 気軽
 """
 
 ENGLISH_STOP_WORDS = frozenset(_ENGLISH.split())
 JAPANESE_STOP_WORDS = frozenset(_JAPANESE.split())
 
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("参加", "入る", "加入", "入会", "join"),
-    ("退出", "抜ける", "退会", "脱退", "leave"),
-    ("通報", "報告", "report"),
-    ("スパム", "荒らし", "迷惑", "spam"),
-    ("ルール", "規則", "規約", "rule", "guideline"),
-    ("権限", "ロール", "役職", "role", "permission"),
-    ("招待", "invite", "invitation"),
-    ("追放", "キック", "kick"),
-    ("禁止", "ban"),
-    ("イベント", "催し", "event"),
-    ("質問", "問い合わせ", "相談", "question"),
-    ("管理者", "運営", "モデレーター", "admin", "moderator"),
-    ("設定", "setting", "config"),
-    ("ニックネーム", "あだ名", "nickname"),
-    ("削除", "消す", "delete", "remove"),
-    ("変更", "変える", "change"),
-    ("料金", "値段", "費用", "price", "cost", "fee"),
-    ("連絡", "contact"),
-    ("画像", "写真", "image", "picture", "photo"),
-    ("ボイス", "通話", "voice"),
-    ("ヘルプ", "助ける", "手伝う", "help"),
-    ("自己紹介", "introduction", "introduce"),
-    ("サーバー", "server"),
-    ("チャンネル", "channel"),
-    ("メッセージ", "message"),
-    ("通知", "notification"),
-)
+# The file an admin adds to the knowledge base to extend the groups (not indexed as knowledge).
+VOCABULARY_FILE = "vocabulary.md"
+
+_GROUP_LINE = re.compile(r"^\s*[-*+]\s+(.+)$")
+_SEPARATORS = re.compile(r"[,、，;；]")
+
+Group = tuple[str, ...]
+
+
+def parse_vocabulary(text: str) -> list[Group]:
+    """The groups of a vocabulary file: each `- a, b, c` line (other lines are prose)."""
+    groups: list[Group] = []
+    for line in text.splitlines():
+        match = _GROUP_LINE.match(line)
+        if match is None:
+            continue
+        words = tuple(
+            dict.fromkeys(w.strip().strip("`") for w in _SEPARATORS.split(match.group(1)))
+        )
+        words = tuple(w for w in words if w)
+        if len(words) >= 2:
+            groups.append(words)
+    return groups
+
+
+@cache
+def builtin_groups() -> tuple[Group, ...]:
+    """The groups shipped with the bot (`bot/knowledge/vocabulary.md`)."""
+    text = resources.files("bot.knowledge").joinpath("vocabulary.md").read_text("utf-8")
+    return tuple(parse_vocabulary(text))

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+from bot.knowledge.synonyms import Vocabulary
 from bot.knowledge.terms import DocumentAnalysis
-from bot.worker import in_worker, text_executor
+from bot.knowledge.vocabulary import builtin_groups, parse_vocabulary
+from bot.worker import text_executor
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +23,8 @@ Analyser = Callable[[str, str], DocumentAnalysis]
 
 async def run_in_worker(func: Callable[..., T], *args: Any) -> T:
     """Run other janome work (a note's terms, a ranking) on the same thread and tokenizer."""
-    return await in_worker(func, *args)
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(text_executor(), func, *args)
 
 
 async def analyse_in_worker(
@@ -43,3 +46,19 @@ def _analyse_batch(
             log.exception("cannot analyse knowledge-base file %s; it is left out", path)
             results.append(None)
     return results
+
+
+async def load_vocabulary(admin_file: Path | None) -> Vocabulary:
+    """The built-in synonyms plus an admin's file, if any, tokenised on the worker thread."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(text_executor(), _build_vocabulary, admin_file)
+
+
+def _build_vocabulary(admin_file: Path | None) -> Vocabulary:
+    groups = list(builtin_groups())
+    if admin_file is not None:
+        try:
+            groups += parse_vocabulary(admin_file.read_text("utf-8", errors="replace"))
+        except OSError as exc:  # deleted meanwhile: the built-in groups still serve
+            log.warning("cannot read the search vocabulary %s: %s", admin_file, exc)
+    return Vocabulary(groups)

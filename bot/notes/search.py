@@ -7,8 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.knowledge.bm25 import BM25Index
+from bot.knowledge.query import plan_query
 from bot.knowledge.snippets import make_snippet
-from bot.knowledge.terms import FIELD_WEIGHT, SYNONYM_WEIGHT, query_terms, search_terms
+from bot.knowledge.synonyms import builtin_vocabulary
+from bot.knowledge.terms import FIELD_WEIGHT, search_terms
 
 
 def note_terms(title: str, body: str) -> dict[str, float]:
@@ -32,8 +34,7 @@ def rank_notes(
     query: str, notes: Sequence[tuple[int, str, Mapping[str, float]]], limit: int
 ) -> list[RankedNote]:
     """The best notes among (id, text, terms) for a question, best first (CPU-bound: janome)."""
-    items = query_terms(query)
-    if not items or not notes:
+    if not notes:
         return []
     index = BM25Index()
     texts: dict[int, str] = {}
@@ -42,8 +43,11 @@ def rank_notes(
         index.add(note_id, terms)
         texts[note_id] = text
         held[note_id] = terms
-    concepts = [[(item.term, 1.0), *((s, SYNONYM_WEIGHT) for s in item.synonyms)] for item in items]
-    wanted = {term for concept in concepts for term, _ in concept}
+    plan = plan_query(query, builtin_vocabulary(), index.document_frequency)
+    concepts = plan.words
+    if not concepts:
+        return []
+    wanted = plan.terms
     ranked: list[RankedNote] = []
     for hit in index.search(concepts, limit):
         # BM25's share of the best score misleads in a notebook of a few notes (every shared

@@ -82,3 +82,18 @@ class LLMCall(Base):
     error: Mapped[str | None] = mapped_column(Text)
     prompt: Mapped[str | None] = mapped_column(Text)
     response: Mapped[str | None] = mapped_column(Text)
+
+
+class ToolCardMessage(Base):
+    """Which Discord message shows a tool call's card, so any process can finish it later."""
+
+    __tablename__ = "tool_card_messages"
+    __table_args__ = (UniqueConstraint("conversation_key", "call_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    conversation_key: Mapped[str] = mapped_column(String(100))
+    call_id: Mapped[str] = mapped_column(String(100))
+    tool_name: Mapped[str] = mapped_column(String(64))
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    message_id: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

@@ -94,7 +94,7 @@ class RunningBot:
     async def idle(self) -> None:
         """Wait until no answer is running."""
         async with asyncio.timeout(IDLE_LIMIT):
-            await self.app.bot.front.wait_idle()
+            await self.app.bot.tasks.wait_idle()
 
 
 @asynccontextmanager

@@ -54,7 +54,7 @@ def kb_dir(tmp_path: Path) -> Path:
 
 
 @functools.cache
-def _remembered_analysis(text: str, fallback_title: str) -> DocumentAnalysis:
+def remembered_analysis(text: str, fallback_title: str) -> DocumentAnalysis:
     # The same fixture files are analysed for every test: janome once per text keeps tests fast.
     return analyse_document(text, fallback_title)
 
@@ -63,7 +63,7 @@ def _remembered_analysis(text: str, fallback_title: str) -> DocumentAnalysis:
 async def index(
     kb_dir: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
 ) -> KnowledgeIndex:
-    loaded = KnowledgeIndex(kb_dir, sessions, clock, analyse=_remembered_analysis)
+    loaded = KnowledgeIndex(kb_dir, sessions, clock, analyse=remembered_analysis)
     await loaded.load()
     return loaded
 
@@ -91,3 +91,11 @@ def make_context(
         timezone=ZoneInfo("Asia/Tokyo"),
         services={KnowledgeIndex: index} if index is not None else {},
     )
+
+
+def write_files(root: Path, **files: str) -> Path:
+    """Create root holding `name.md` files with the given texts (a test knowledge base)."""
+    root.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (root / f"{name}.md").write_text(text, "utf-8")
+    return root

@@ -6,7 +6,6 @@ from bot.knowledge.terms import (
     FIELD_WEIGHT,
     DocumentAnalysis,
     analyse_document,
-    query_terms,
     search_terms,
     stem,
 )
@@ -35,14 +34,6 @@ def test_a_katakana_word_split_by_janome_also_counts_whole() -> None:
     # janome reads リマインドの as リマ + インド but リマインドして as one word.
     assert "りまいんど" in search_terms("リマインドの仕方")
     assert "りまいんど" in search_terms("リマインドして")
-
-
-def test_query_terms_carry_their_synonyms() -> None:
-    terms = {t.term: t for t in query_terms("サーバーに入るには？")}
-
-    assert set(terms) == {"さーばー", "入る"}
-    assert "参加" in terms["入る"].synonyms
-    assert "join" in terms["入る"].synonyms
 
 
 def test_title_heading_and_tag_words_weigh_more_than_body_words() -> None:

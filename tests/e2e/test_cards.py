@@ -1,0 +1,84 @@
+"""Every tool card ends in a final state with its own text: Stop, model errors and expiry."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.clock import ManualClock
+from tests.conftest import START
+from tests.e2e.harness import approval_card, card_state, custom_ids, running_bot
+from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
+from tests.fakes.llm_server import ScriptedLLM, hang, tool_call
+
+pytestmark = pytest.mark.e2e
+
+REMINDER = {"when": "2026-12-01T09:00", "what": "歯医者"}
+# The role chunk, the chunk naming the call and a first fragment of its arguments (litellm
+# passes a chunk on when the next one arrives): the card exists, the call never completes.
+UNTIL_THE_TOOL_NAME = 3
+
+
+def _cards(fake: FakeDiscord) -> list[Json]:
+    return [m for m in fake.messages(GENERAL_CHANNEL_ID) if m.get("embeds")]
+
+
+async def test_stop_while_a_tool_call_streams_finishes_its_card(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(hang(tool_call("create_reminder", REMINDER), after_chunks=UNTIL_THE_TOOL_NAME))
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        sent = await otomo.mention("明日の9時に歯医者ってリマインドして")
+        # Generous: the first model call of a test process also imports litellm.
+        card = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: bool(m.get("embeds")), after=int(sent["id"]), timeout=30
+        )
+        assert "preparing" in card_state(card)
+        stop_id = next(c for c in custom_ids(card) if c.startswith("stop:"))
+
+        await fake.click_button(int(card["id"]), stop_id, HANA_ID)
+        await otomo.idle()
+
+        final = fake.message(int(card["id"]))
+        assert final is not None and "stopped" in card_state(final)
+        assert custom_ids(final) == []
+
+
+async def test_a_model_error_while_a_tool_call_streams_fails_its_card(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(hang(tool_call("create_reminder", REMINDER), after_chunks=UNTIL_THE_TOOL_NAME))
+    async with running_bot(tmp_path, fake=fake, llm=llm, LLM_TIMEOUT_SECONDS=1) as otomo:
+        _, replies = await otomo.ask("明日の9時に歯医者ってリマインドして")
+
+        (card,) = [m for m in replies if m.get("embeds")]
+        final = fake.message(int(card["id"]))
+        assert final is not None and "failed" in card_state(final)
+        assert custom_ids(final) == []
+        assert "Sorry" in replies[-1]["content"]
+
+
+async def test_a_timed_out_approval_says_it_expired_not_rejected(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    clock = ManualClock(START)
+    llm.queue(tool_call("create_reminder", REMINDER))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        await otomo.mention("12月1日の9時に歯医者ってリマインドして")
+        await fake.wait_until(lambda: approval_card(fake) is not None, timeout=10)
+        card = approval_card(fake)
+        assert card is not None
+        await otomo.idle()
+
+        clock.advance(timedelta(seconds=301))
+        assert await otomo.app.bot.approval_clicks.expire_overdue_cards() == 1
+        await otomo.idle()
+
+        final = fake.message(int(card["id"]))
+        assert final is not None and "expired" in card_state(final)
+        assert custom_ids(final) == []
+        closing = otomo.bot_messages_after(card)[-1]["content"]
+        assert "expired" in closing and "OK, I did not run it" not in closing
+        assert llm.request_count == 1

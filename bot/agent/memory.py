@@ -25,6 +25,8 @@ class MemoryReport:
     last_at: datetime | None
     summary: str | None
     summary_at: datetime | None
+    # Other channels and DMs where something is kept for the member.
+    elsewhere: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,11 @@ class ConversationMemory:
                 .order_by(table.id.desc())
                 .limit(1)
             )
+            keys = await session.scalar(
+                select(func.count(table.conversation_key.distinct())).where(
+                    _keys_of(table.conversation_key, user_id, None), table.conversation_key != key
+                )
+            )
         summary = None
         if summary_row is not None:
             loaded = m.load(summary_row.payload)
@@ -85,6 +92,7 @@ class ConversationMemory:
             last_at=_aware(last),
             summary=summary,
             summary_at=summary_row.created_at if summary_row is not None else None,
+            elsewhere=keys or 0,
         )
 
     async def forget(self, user_id: int, channel_id: int | None = None) -> ForgetReport:

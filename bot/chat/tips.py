@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import re
@@ -20,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
 from bot.clock import Clock
-from bot.posting import PermanentPostError, TransientPostError
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
@@ -182,7 +183,8 @@ class Tips:
     async def write_tip(self, topic: str | None = None) -> Tip:
         """Ask the model for one tip on topic (picked when None); raises what `complete` raises."""
         chosen = topic or await self.pick_tip_topic()
-        system = f"{persona_text(self._settings, self._kb_dir)}\n\n{TIP_WRITER_RULES}"
+        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
+        system = f"{persona}\n\n{TIP_WRITER_RULES}"
         text = await self._complete(system, f"話題: {chosen}")
         return Tip(chosen, clean_tip_text(text))
 
@@ -201,10 +203,10 @@ class Tips:
             return None
         try:
             await post(tip)
-        except TransientPostError as exc:
+        except RetryableSendError as exc:
             log.warning("tips: not posted (Discord may recover by the next run): %s", exc)
             return None
-        except PermanentPostError as exc:
+        except PermanentSendError as exc:
             log.error(
                 "tips: not posted: %s. Check TIPS_CHANNEL_ID and that the bot may send "
                 "messages in that channel.",

@@ -47,10 +47,17 @@ def _time(value: datetime | None, tz: tzinfo) -> str:
 
 def describe_memory(report: MemoryReport, tz: tzinfo, retention_days: int) -> str:
     """What is kept for a member in one channel, in both languages."""
+    elsewhere = (
+        f"\n他の {report.elsewhere} か所（チャンネル・DM）にも会話があります。/ I also keep "
+        f"conversations with you in {report.elsewhere} other channel(s) or DMs "
+        "(`/otomo forget scope:Everywhere`)."
+        if report.elsewhere
+        else ""
+    )
     if not report.messages:
         return (
             "このチャンネルでは、あなたとの会話を何も覚えていません。/ I keep nothing of our "
-            "conversation in this channel."
+            "conversation in this channel." + elsewhere
         )
     kept = f"{retention_days} 日 / days" if retention_days else "無期限 / until you delete it"
     lines = [
@@ -66,7 +73,7 @@ def describe_memory(report: MemoryReport, tz: tzinfo, retention_days: int) -> st
     else:
         lines.append("要約 / summary: まだありません / none yet")
     lines.append("削除 / delete: `/otomo forget`")
-    return "\n".join(lines)
+    return "\n".join(lines) + elsewhere
 
 
 def describe_usage(report: UsageReport, tz: tzinfo) -> str:

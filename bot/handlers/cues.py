@@ -10,10 +10,16 @@ from bot.handlers.signals import (
     DAY,
     FEELING,
     KNOWLEDGE,
+    NOW,
     PAST,
     QUESTION,
     REPEAT,
+    REQUEST,
+    SHORT,
     TITLE,
+    TOPICAL,
+    VERBLESS,
+    WHEN,
     Cue,
     cue,
 )
@@ -24,6 +30,7 @@ WEATHER = "weather"
 GENERAL = "general"
 
 # Reminders: asking to be told at a time, with every word members use for it.
+_ALARM = "あらーむ|alarm|たいまー|timer|目覚まし|めざまし"
 _TELL = (
     r"(教え|おしえ|言っ|いっ|声かけ|声掛け|つつい|呼ん|連絡し|知らせ|しらせ)(て|とい)|"
     r"一言(ちょうだい|ほしい|ください)"
@@ -33,8 +40,8 @@ REMINDER_CUES: tuple[Cue, ...] = (
         "reminder word",
         REMINDER,
         5,
-        words="りまいんど|りまいんだ|remind|remnd|rmind|reminder",
-        unless=PAST,
+        words="りまいんど|りまいんだ|remind|remnd|rmind|rmd|reminder",
+        unless=f"{PAST} {KNOWLEDGE}",
     ),
     cue(
         "do not let me forget",
@@ -45,14 +52,25 @@ REMINDER_CUES: tuple[Cue, ...] = (
         unless=PAST,
     ),
     cue("keep this in mind", REMINDER, 4, regex=r"(覚え|おぼえ)(とい|ておい|てて)", unless=PAST),
+    # An alarm asked for ("6時にアラームかけて", "タイマー5分"), not one in a story.
     cue(
         "alarm or timer",
         REMINDER,
         4,
-        words="あらーむ|alarm|たいまー|timer|目覚まし|めざまし",
+        words=_ALARM,
         regex=r"\d+\s*分\s*(はかって|測って|計って)",
+        needs=REQUEST,
         needs_any=f"{CLOCK} {DAY}",
         unless=PAST,
+    ),
+    cue(
+        "alarm or timer",
+        REMINDER,
+        4,
+        words=_ALARM,
+        needs=VERBLESS,
+        needs_any=f"{CLOCK} {DAY}",
+        unless=f"{PAST} {FEELING} {QUESTION}",
     ),
     cue("wake me", REMINDER, 4, regex=r"(起こ|おこ)して|wake\s+me", unless=PAST),
     cue(
@@ -61,24 +79,26 @@ REMINDER_CUES: tuple[Cue, ...] = (
         4,
         regex=r"(予定|すけじゅーる|かれんだー)\s*(に|を|へ)?\s*(入れ|いれ|追加|登録|記入)|"
         r"(put|add)(?![a-z]).*(schedule|calendar)|(?<![a-z])schedule\s+(a|it|this)",
-        unless=f"{PAST} {KNOWLEDGE}",
+        unless=f"{PAST} {KNOWLEDGE} {WHEN}",
     ),
     cue(
         "notify me at a time",
         REMINDER,
         4,
-        regex=r"通知\s*(して|ちょうだい|おねがい|お願い|ほしい|ください)|お知らせして|ぴんぐ|"
-        r"(notify|alert|ping|nudge|poke)\s+me|a\s+nudge|send\s+me\s+a\s+notification|let\s+me\s+know",
+        regex=r"通知\s*(して|ちょうだい|おねがい|お願い|ほしい|ください|くれ|よろ)|お知らせ(して|ください|ちょうだい|ほしい|お願い)|ぴんぐ|"
+        r"(notify|alert|ping|nudge|poke|dm|mention)\s+me|a\s+nudge|send\s+me\s+a\s+notification|"
+        r"let\s+me\s+know|(ping|dm|めんしょん)\s*(して|ちょうだい|ください)",
         needs_any=f"{CLOCK} {DAY}",
-        unless=f"{PAST} {KNOWLEDGE}",
+        unless=f"{PAST} {KNOWLEDGE} {WHEN}",
     ),
     cue(
         "tell me at a time",
         REMINDER,
         3,
-        regex=_TELL + r"|(?<![a-z])tell\s+me\s+(to|about|at|on|in|that|tomorrow)",
+        regex=_TELL + r"|(?<![a-z])tell\s+me\s+(?!(a|an|something|what|why|how|who|where|more|your)"
+        r"(?![a-z]))",
         needs_any=f"{CLOCK} {DAY}",
-        unless=f"{PAST} {KNOWLEDGE}",
+        unless=f"{PAST} {KNOWLEDGE} {WHEN}",
     ),
     cue(
         "what to be told",
@@ -101,7 +121,7 @@ REMINDER_CUES: tuple[Cue, ...] = (
         3,
         needs=REPEAT,
         needs_any=f"{CLOCK} {DAY}",
-        unless=KNOWLEDGE,
+        unless=f"{KNOWLEDGE} {WHEN}",
     ),
     cue(
         "change reminder #n",
@@ -113,21 +133,24 @@ REMINDER_CUES: tuple[Cue, ...] = (
 )
 
 # Weather: a forecast asked for, even without a weather noun.
-_AWAY_FROM_WEATHER = f"{PAST} {FEELING} {TITLE} {KNOWLEDGE}"
+_AWAY_FROM_WEATHER = f"{PAST} {FEELING} {TITLE} {KNOWLEDGE} {TOPICAL}"
 WEATHER_CUES: tuple[Cue, ...] = (
     cue(
         "weather noun",
         WEATHER,
         4,
         words="天気|てんき|天候|予報|よほう|気温|降水|weather|wether|weathr|forecast|temperature",
+        needs_any=f"{QUESTION} {REQUEST} {SHORT} {NOW} {DAY}",
         unless=_AWAY_FROM_WEATHER,
     ),
     cue(
         "weather word in a question",
         WEATHER,
         3,
-        words="雨|あめ|雪|晴れ|曇り|くもり|台風|雷|花粉|湿度|風|豪雨|傘|かさ|rain|snow|sunny|humid|"
-        "windy|umbrella|typhoon|storm|outside|nice out",
+        words="あめ|雪|晴れ|曇り|くもり|台風|雷|花粉|湿度|風|豪雨|傘|かさ|rain|snow|sunny|humid|"
+        "windy|umbrella|typhoon|storm|outside|nice out|clear up|cloudy|overcast|drizzle|shower|"
+        "sunshine|pour|pouring",
+        regex=r"(?<!梅)雨",  # 梅雨 is a season people ask about, not a forecast
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
     ),
@@ -136,9 +159,11 @@ WEATHER_CUES: tuple[Cue, ...] = (
         WEATHER,
         3,
         lemmas="暑い|寒い|蒸し暑い|肌寒い|涼しい|暖かい|あたたかい|あったかい|冷える|凍る|曇る|晴れる|"
-        "降る|ふる|積もる|冷え込む",
-        regex=r"凍結|むしむし|じめじめ|さむい|あつい|ふる[?？]|"
-        r"(?<![a-z])(hot|cold|chilly|icy|warm|freezing|cool)(?![a-z])",
+        "降る|ふる|積もる|冷え込む|蒸す|止む|やむ|荒れる|崩れる|降り出す|吹く",
+        regex=r"凍結|むしむし|じめじめ|さむい|あつい|ふる[?？]|霧|霜|雹|あられ|みぞれ|夕立|嵐|吹雪|積雪|"
+        r"暴風|強風|寒波|猛暑|熱中症|紫外線|黄砂|晴れ間|日差し|快晴|晴天|最高気温|最低気温|湿気|"
+        r"(?<![a-z])(hot|cold|chilly|icy|warm|freezing|cool|fog|foggy|frost|hail|sleet|heat|heatwave|"
+        r"uv|pollen|thunder|lightning|blizzard|gusty|breezy|degrees|celsius)(?![a-z])",
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
     ),
@@ -147,8 +172,12 @@ WEATHER_CUES: tuple[Cue, ...] = (
         WEATHER,
         3,
         lemmas="着る",
-        regex=r"服装|上着|こーと|じゃけっと|まふらー|手袋|だうん|半袖|長袖|"
-        r"(?<![a-z])(wear|jacket|coat|sweater|shorts|jeans|hoodie)(?![a-z])",
+        regex=r"服装|上着|こーと|じゃけっと|まふらー|手袋|だうん|半袖|長袖|かーでぃがん|せーたー|にっと|"
+        r"厚着|薄着|ひーとてっく|帽子|日傘|れいんこーと|長靴|かっぱ|厚手|ぱーかー|羽織|じゃんぱー|"
+        r"日焼け止め|"
+        r"(?<![a-z])(wear|jacket|coat|sweater|shorts|jeans|hoodie|gloves|scarf|boots|layers|"
+        r"raincoat|sandals|t-?shirt|hat|beanie|sunscreen|sunglasses|long\s+sleeves|short\s+sleeves)"
+        r"(?![a-z])",
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
     ),
@@ -157,8 +186,8 @@ WEATHER_CUES: tuple[Cue, ...] = (
         WEATHER,
         3,
         lemmas="乾く|干す|干せる",
-        regex=r"洗濯|せんたく|洗たく|布団|ふとん|しーつ|部屋干し|外干し|日和|"
-        r"(?<![a-z])(laundry|dry|hang)(?![a-z])",
+        regex=r"洗濯|せんたく|洗たく|布団|ふとん|しーつ|部屋干し|外干し|日和|生乾き|乾燥機|"
+        r"(?<![a-z])(laundry|dry|hang|dryer)(?![a-z])",
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
     ),
@@ -171,16 +200,36 @@ CHAT_CUES: tuple[Cue, ...] = (
         CHAT,
         2,
         words="暇|ひま|退屈|つまんない|つまらない|雑談|雑学|豆知識|とりびあ|tips|どうでもいい|話そう|"
-        "話して|なんか話|何か話|しりとり|ねむい|眠い|疲れ|おはよ|こんにちは|こんばんは|おやすみ|元気|"
-        "ありがと|頑張った|おすすめ|bored|trivia|fun fact|talk to me|let's chat|lets chat|"
-        "chat with me|entertain|tell me something|tell me a joke|tired|good morning|good night|"
-        "how are you|thanks|thank you|hello|hi|hey",
+        "話して|なんか話|何か話|話し相手|しりとり|なぞなぞ|くいず|占い|おみくじ|遊ぼ|かまって|構って|"
+        "寂しい|さみしい|眠れない|愚痴|ねむい|眠い|疲れ|つかれ|おつかれ|お疲れ|おはよ|こんにちは|こんちわ|"
+        "こんばんは|やっほ|おっす|おやすみ|ただいま|おかえり|いってきます|元気|ありがと|さんきゅ|大好き|"
+        "頑張った|おすすめ|おもろい|面白い|おもしろい|bored|trivia|fun fact|talk to me|let's chat|"
+        "lets chat|chat with me|entertain|tell me something|tell me a joke|tell me a story|tired|"
+        "good morning|good night|gm|gn|how are you|how's it going|hows it going|what's new|thanks|"
+        "thank you|thx|ty|love you|miss you|hello|hi|hey|yo",
     ),
     cue("a story", CHAT, 2, needs=PAST),
     cue("a feeling", CHAT, 2, needs=FEELING),
-    cue("a film or song", CHAT, 2, needs=TITLE, unless=KNOWLEDGE),
+    cue("a film or song", CHAT, 2, needs=TITLE, unless=f"{KNOWLEDGE} {TOPICAL}"),
     cue("forgetful", CHAT, 2, regex=r"忘れ|わすれ|(?<![a-z])forg[eo]t|remember"),
     cue("musing", CHAT, 1, regex=r"(しよう|しよ|しようかな)\s*$"),
+    cue(
+        "asking otomo's taste",
+        CHAT,
+        2,
+        regex=r"(と|って)思う\s*[?？]|どう思う|(何|なに)がいいかな|好きな(食べ物|もの|色|曲)|"
+        r"(?<![a-z])(your\s+fav(ou?rite)?|what\s+do\s+you\s+think|do\s+you\s+like|would\s+you\s+rather|"
+        r"(who|why|what)\s+even)(?![a-z])",
+    ),
+    cue("listen to me", CHAT, 2, regex=r"(ねえ|ねぇ)(ねえ|ねぇ)|聞いて\s*(よ|ー|〜)?\s*$"),
+    cue(
+        "how are you doing",
+        CHAT,
+        2,
+        regex=r"(何|なに)(して(た|る)|してるの)|(?<![a-z])(how\s+was\s+your|how'?s\s+your|"
+        r"how\s+is\s+your|what\s+are\s+you\s+doing|(you|u)\s+there|"
+        r"wyd|what'?s\s+up|whats\s+up|sup)(?![a-z])",
+    ),
 )
 
 GENERAL_CUES: tuple[Cue, ...] = (
@@ -196,6 +245,9 @@ GENERAL_CUES: tuple[Cue, ...] = (
         lemmas="メモる|書き留める",
     ),
     cue("a knowledge question", GENERAL, 3, needs=KNOWLEDGE, unless=PAST),
+    cue("about the server", GENERAL, 3, needs=TOPICAL, unless=PAST),
+    # Below a weather cue: "洗濯物いつ干せばいい？" asks the forecast.
+    cue("when something happens", GENERAL, 2, needs=WHEN, unless=PAST),
     cue("do you remember", GENERAL, 3, regex=r"覚えて(る|ます|い(る|ます))\s*(\?|？|か)"),
 )
 

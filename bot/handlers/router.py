@@ -6,7 +6,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from bot.handlers.cues import CHAT, GENERAL, HANDLER_CUES, REMINDER, WEATHER
-from bot.handlers.signals import PAST, QUESTION, SIGNALS, Cue
+from bot.handlers.signals import (
+    CLOCK,
+    DAY,
+    PAST,
+    QUESTION,
+    REQUEST,
+    SHORT,
+    SIGNALS,
+    VERBLESS,
+    Cue,
+)
 from bot.text import Token, katakana_to_hiragana, normalize, tokenize
 
 __all__ = ["CHAT", "GENERAL", "REMINDER", "WEATHER", "Route", "route"]
@@ -17,6 +27,9 @@ MIN_TOOL_SCORE = 3
 TOOL_HANDLERS = (REMINDER, WEATHER)
 # Tokens that may follow the last verb of a sentence without changing its tense.
 _TRAILING_POS = {"助詞", "記号", "フィラー", "感動詞"}
+_VERB_POS = {"動詞", "形容詞"}
+# "大阪 気温", "weather in osaka": a bare noun phrase asks for the thing it names.
+_SHORT_WORDS, _SHORT_CHARS = 4, 24
 
 
 @dataclass(frozen=True)
@@ -68,6 +81,10 @@ def _read(text: str) -> _Reading:
             signals.add(item.target)
     if QUESTION not in signals and _ends_in_past(tokens):
         signals.add(PAST)
+    if not any(t.pos in _VERB_POS for t in tokens):
+        signals.add(VERBLESS)
+    if len(folded.split()) <= _SHORT_WORDS and len(folded) <= _SHORT_CHARS:
+        signals.add(SHORT)
     return _Reading(folded, lemmas, frozenset(signals))
 
 
@@ -91,7 +108,11 @@ def route(text: str) -> Route:
         return Route(CHAT, because(CHAT))
     if total[GENERAL] > 0:
         return Route(GENERAL, because(GENERAL))
-    # Nothing matched: a question goes to the handler with every read-only tool, a remark to chat.
-    if QUESTION in reading.signals:
-        return Route(GENERAL, "a question without keywords")
+    # Nothing matched: a question, a request, or a plan with a time ("明日9時に会議") that may
+    # want a reminder goes to the handler with every read-only tool and the reminders; a remark
+    # goes to chat.
+    if QUESTION in reading.signals or REQUEST in reading.signals:
+        return Route(GENERAL, "a question or request without keywords")
+    if reading.signals & {CLOCK, DAY}:
+        return Route(GENERAL, "a plan with a time, without keywords")
     return Route(CHAT, "a remark without keywords")

@@ -117,12 +117,6 @@ def llm_tool(
     return wrap(function) if function is not None else wrap
 
 
-def _problems(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-    )
-
-
 class Plugin:
     """Serves callbacks on loopback and keeps the tools registered with the bot."""
 
@@ -188,7 +182,10 @@ class Plugin:
             arguments = body.get("arguments") or {}
             output = await found.invoke(arguments)
         except ValidationError as exc:
-            error = f"Arguments for {found.name} do not match its schema ({_problems(exc)})."
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+            )
+            error = f"Arguments for {found.name} do not match its schema ({problems})."
             return web.json_response({"output": None, "is_error": True, "error": error})
         except ToolFailure as exc:
             return web.json_response({"output": None, "is_error": True, "error": str(exc)})
@@ -208,11 +205,15 @@ class Plugin:
             headers={"Authorization": f"Bearer {self.token}"},
             timeout=aiohttp.ClientTimeout(total=REQUEST_TIMEOUT_SECONDS),
         ) as response:
-            answer: dict[str, Any] = await response.json(content_type=None)
+            try:
+                answer = await response.json(content_type=None)
+            except ValueError:
+                answer = None  # not the tools API (or a crash page): the status says enough
+            details = answer if isinstance(answer, dict) else {}
             if 400 <= response.status < 500:
-                raise PluginError(f"Otomo refused {path}: {answer.get('error', response.status)}")
+                raise PluginError(f"Otomo refused {path}: {details.get('error', response.status)}")
             response.raise_for_status()
-            return answer
+            return details
 
     async def register(self, names: Iterable[str] | None = None) -> None:
         """Register the tools (all by default), retrying for as long as the bot is down."""

@@ -42,9 +42,11 @@ async def test_the_report_counts_messages_and_shows_the_latest_summary(
     await store.append(key, m.SummaryMessage(text="古い要約"))
     await store.append(key, m.SummaryMessage(text="天気と映画の話をした"))
 
+    await _talk(store, RANDOM, HANA)
+    await _talk(store, GENERAL, TARO)
     report = await _memory(database, clock).report(HANA, GENERAL)
 
-    assert (report.messages, report.their_messages) == (8, 3)
+    assert (report.messages, report.their_messages, report.elsewhere) == (8, 3, 1)
     assert report.first_at == first and report.last_at == clock.now()
     assert report.summary == "天気と映画の話をした" and report.summary_at == clock.now()
 
@@ -71,6 +73,7 @@ async def test_forgetting_here_leaves_other_channels_and_other_members(
     assert (done.messages, done.conversations) == (4, 1)
     assert (await memory.report(HANA, GENERAL)).messages == 0
     assert (await memory.report(HANA, RANDOM)).messages == 4
+    assert (await memory.report(HANA, RANDOM)).elsewhere == 0
     assert (await memory.report(TARO, GENERAL)).messages == 4
 
 

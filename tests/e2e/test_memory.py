@@ -67,6 +67,7 @@ async def test_memory_shows_the_count_and_summary_kept_for_me_in_this_channel(
         assert "**3**" in content and "yours: 1" in content
         assert "映画の話をした" in content and "90" in content
         assert "nothing" in elsewhere["data"]["content"]
+        assert "1 other channel" in elsewhere["data"]["content"]
 
 
 async def test_forget_deletes_my_history_here_after_confirming(

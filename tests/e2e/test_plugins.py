@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +25,7 @@ from tests.fakes.discord_server import (
     Json,
 )
 from tests.fakes.llm_server import ChatRequest, Reply, ScriptedLLM, text, tool_call
+from tests.fakes.local_server import free_port
 from tests.fakes.netguard import blocked_lines, child_env
 
 pytestmark = pytest.mark.e2e
@@ -40,12 +40,6 @@ END = "（おわり）"
 CHANNELS = (GENERAL_CHANNEL_ID, RANDOM_CHANNEL_ID, THREAD_ID)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _environment(extra: dict[str, str]) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG", "TMPDIR"}}
     base.update(extra)
@@ -58,7 +52,7 @@ class Processes:
     def __init__(self, tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM) -> None:
         self.tmp_path = tmp_path
         self.fake = fake
-        self.port = _free_port()
+        self.port = free_port()
         self.api = f"http://127.0.0.1:{self.port}"
         self.bot_env = _environment(
             bot_environment(

@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from bot.agent.tools import ToolRegistry, execute
 from bot.extools.mcp import MCPServers
 from bot.extools.mcp_config import MCPConfigError, MCPServerConfig, exposed_name, load_mcp_servers
 from tests.extools.conftest import HANDLERS, Rig, eventually
+from tests.fakes.local_server import free_port
 from tests.fakes.netguard import child_env
 
 SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_dice_server.py"
@@ -129,9 +129,7 @@ async def test_a_server_that_restarts_is_reconnected(
 
 
 async def test_a_streamable_http_server_is_used_once_it_comes_up(rig: Rig) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     registry = ToolRegistry()
     servers = MCPServers(
         [MCPServerConfig("web", url=f"http://127.0.0.1:{port}/mcp", headers={"X-Key": "k"})],

@@ -8,6 +8,7 @@ A fake names its routes in ``_app()``; this class starts and stops the server, s
 from __future__ import annotations
 
 import asyncio
+import socket
 from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Self
@@ -62,3 +63,10 @@ class LocalServer(ABC):
     def url(self) -> str:
         """The server root, ``http://127.0.0.1:PORT``."""
         return f"http://127.0.0.1:{self._port}"
+
+
+def free_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on right now (for a server a test starts later)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

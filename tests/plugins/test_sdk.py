@@ -4,7 +4,6 @@ registers while the bot is down, registers again when the bot lost it, and clear
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Annotated, Any
 
 import pytest
@@ -17,6 +16,7 @@ from bot.extools.api import ToolsAPI
 from bot.plugins import Plugin, ToolFailure, llm_tool
 from bot.storage import Database
 from tests.extools.conftest import TOKEN, eventually, make_catalog
+from tests.fakes.local_server import free_port
 
 
 async def roll(
@@ -93,16 +93,10 @@ async def test_each_call_is_answered_in_the_callback_protocol(
         assert (await client.get("/tools/roll")).status == 200
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def bot_port() -> int:
     """A port where the bot's API will listen (nothing listens yet)."""
-    return _free_port()
+    return free_port()
 
 
 async def test_the_runner_waits_for_the_bot_registers_again_when_lost_and_clears_on_stop(

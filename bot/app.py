@@ -18,9 +18,9 @@ from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
 from bot.agent.memory import ConversationMemory
 from bot.agent.models import ModelChoice
-from bot.agent.retention import Retention, schedule_retention
+from bot.agent.retention import Retention
 from bot.agent.tools import ToolRegistry
-from bot.chat import Tip, schedule_tips
+from bot.app_jobs import schedule_jobs
 from bot.clock import Clock, SystemClock
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
@@ -28,7 +28,6 @@ from bot.discord_ui.kb_commands import KnowledgeCommands
 from bot.discord_ui.memory_commands import MemoryCommands
 from bot.discord_ui.model_commands import ModelCommands
 from bot.discord_ui.notes_commands import NotesCommands
-from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminder_buttons import ReminderActions
 from bot.discord_ui.reminder_commands import ReminderCommands
 from bot.discord_ui.reminders import DiscordReminderSender
@@ -43,12 +42,8 @@ from bot.signals import stop_on_signals
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
 from bot.users import UserPreferences
-from bot.weather import DailyWeatherReport, schedule_daily_weather
 
 log = logging.getLogger(__name__)
-
-# How often overdue approvals are expired; the sweep is what ends an unanswered card.
-APPROVAL_SWEEP_SECONDS = 10
 
 
 @dataclass
@@ -152,12 +147,15 @@ class App:
     reminders: DeliveryEngine
     started: asyncio.Event = field(default_factory=asyncio.Event)
 
+    async def on_connect_once(self) -> None:
+        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready."""
+        await self.reminders.start()
+
     async def on_ready_once(self) -> None:
-        """First connection: deliver overdue reminders, expire stale approval cards."""
+        """First connection: expire stale approval cards, start the rest."""
         try:
             await self.core.extools.start()
             await self._enforce_retention()
-            await self.reminders.start()
             await self.bot.approval_clicks.expire_overdue_cards()
         finally:
             self.started.set()
@@ -193,6 +191,9 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
     async def ready() -> None:
         await holder[0].on_ready_once()
 
+    async def connected() -> None:
+        await holder[0].on_connect_once()
+
     bot = OtomoBot(
         settings=settings,
         agent=core.agent,
@@ -221,6 +222,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
             lambda client: NotesCommands(features.notebook, core.preferences),
         ],
         on_ready_hooks=[ready],
+        on_connect_hooks=[connected],
         message_hooks=[observe],
         reminder_actions=ReminderActions(
             features.reminder_buttons, core.preferences, core.clock.now
@@ -228,51 +230,23 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         **client_options,
     )
     sender = DiscordReminderSender(bot)
+    shards = settings.shard_plan
     engine = DeliveryEngine(
-        core.database.sessions, core.clock, core.scheduler, sender, sender.notify_owner
+        core.database.sessions,
+        core.clock,
+        core.scheduler,
+        sender,
+        sender.notify_owner,
+        shards=shards,
+        identity=shards.identity(),
+        # Leases compare instants across processes: on the real clock, use the database's.
+        database_time=clock is None,
     )
     features.reminder_changes.listener = engine.notify_changed
-    _schedule_jobs(core, bot)
+    schedule_jobs(core, bot, holder=engine.worker_id)
     app = App(core, bot, engine)
     holder.append(app)
     return app
-
-
-def _schedule_jobs(core: Core, bot: OtomoBot) -> None:
-    """Approval sweeps, the daily weather post and the tips, posting through the bot."""
-    settings = core.settings
-    features = core.features
-    poster = ChannelPoster(bot)
-
-    async def sweep_approvals() -> None:
-        await bot.approval_clicks.expire_overdue_cards()
-
-    schedule_retention(core.scheduler, core.retention, settings)
-    core.scheduler.add_job(
-        sweep_approvals,
-        "interval",
-        seconds=APPROVAL_SWEEP_SECONDS,
-        id="approvals.sweep",
-        coalesce=True,
-        max_instances=1,
-        replace_existing=True,
-    )
-    weather_channel = settings.weather_notify_channel_id
-
-    async def post_weather(report: DailyWeatherReport) -> None:
-        # Scheduled only when the channel is set (schedule_daily_weather checks).
-        assert weather_channel is not None
-        await poster.post_weather(weather_channel, report)
-
-    # Called even when unconfigured: it warns about a channel without a time, or the reverse.
-    schedule_daily_weather(core.scheduler, post_weather, settings, core.clock, features.weather)
-    if settings.tips_channel_id is not None:
-        tips_channel = settings.tips_channel_id
-
-        async def post_tip(tip: Tip) -> None:
-            await poster.post_tip(tips_channel, tip)
-
-        schedule_tips(core.scheduler, features.tips, post_tip, settings)
 
 
 async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:

@@ -24,6 +24,7 @@ from pydantic import (
 )
 
 from bot.redaction import mask_url_password
+from bot.settings_shards import ShardSettings
 from bot.settings_tools import ExternalToolSettings, blank_to_none, split_list
 
 DEFAULT_ENV_FILE = Path(".env")
@@ -81,7 +82,7 @@ def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
     return value.rstrip("/")
 
 
-class Settings(ExternalToolSettings):
+class Settings(ExternalToolSettings, ShardSettings):
     """Every tunable of the bot; field aliases are the environment variable names."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")

@@ -44,8 +44,12 @@ def intents() -> discord.Intents:
     return wanted
 
 
-class OtomoBot(commands.Bot):
-    """Otomo's Discord client; everything it uses is handed to it by the composition root."""
+class OtomoBot(commands.AutoShardedBot):
+    """Otomo's Discord client; everything it uses is handed to it by the composition root.
+
+    It runs the shards SHARD_IDS of SHARD_COUNT (all of them by default, shard 0 of 1 for a
+    one-process bot): Discord sends it the events of the guilds on those shards only.
+    """
 
     def __init__(
         self,
@@ -56,6 +60,7 @@ class OtomoBot(commands.Bot):
         preferences: UserPreferences,
         cogs: Sequence[CogFactory] = (),
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
+        on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         message_hooks: Sequence[Callable[[discord.Message], None]] = (),
         reminder_actions: ReminderActions | None = None,
         **options: Any,
@@ -66,6 +71,8 @@ class OtomoBot(commands.Bot):
             # The client default pings nobody; each send widens it to the requester only.
             allowed_mentions=discord.AllowedMentions.none(),
             help_command=None,
+            shard_count=settings.shard_plan.count,
+            shard_ids=list(settings.shard_plan.ids),
             **options,
         )
         self.settings = settings
@@ -86,6 +93,8 @@ class OtomoBot(commands.Bot):
         self.stop_clicks = StopControl(runs, settings)
         self._cog_factories = list(cogs)
         self._on_ready_hooks = list(on_ready_hooks)
+        self._on_connect_hooks = list(on_connect_hooks)
+        self._connected_once = False
         self._message_hooks = list(message_hooks)
         self.reminder_actions = reminder_actions
         self._ready_once = False
@@ -115,6 +124,16 @@ class OtomoBot(commands.Bot):
                 exc.text,
             )
 
+    async def on_connect(self) -> None:
+        """The gateway said READY (guilds still arriving): REST works, reminders can go out.
+
+        Runs the connect hooks once; on_ready comes guild_ready_timeout later.
+        """
+        if self._connected_once:
+            return
+        self._connected_once = True
+        await _run_hooks(self._on_connect_hooks)
+
     async def on_ready(self) -> None:
         """Log who we are; run start-up hooks once (not on every reconnect)."""
         assert self.user is not None
@@ -122,11 +141,7 @@ class OtomoBot(commands.Bot):
         if self._ready_once:
             return
         self._ready_once = True
-        for hook in self._on_ready_hooks:
-            try:
-                await hook()
-            except Exception:
-                log.exception("A start-up task failed; the bot keeps running")
+        await _run_hooks(self._on_ready_hooks)
 
     async def on_message(self, message: discord.Message) -> None:
         """Feed the message hooks, then answer it if it is for us (no prefix commands)."""
@@ -141,3 +156,11 @@ class OtomoBot(commands.Bot):
         """Stop live runs before the connection closes."""
         await self.tasks.close()
         await super().close()
+
+
+async def _run_hooks(hooks: Sequence[Callable[[], Awaitable[None]]]) -> None:
+    for hook in hooks:
+        try:
+            await hook()
+        except Exception:
+            log.exception("A start-up task failed; the bot keeps running")

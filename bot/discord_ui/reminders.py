@@ -20,7 +20,7 @@ REMINDER_COLOUR = discord.Colour.from_rgb(255, 170, 60)
 PREVIEW_CHARS = 120
 # The failure DM quotes the reminder; keep it well inside Discord's 2,000 characters.
 DM_QUOTE_CHARS = 300
-# When the client is not connected (starting, reconnecting, closing), look again this soon.
+# When the client is not connected (starting, closing), look again this soon.
 NOT_READY_RETRY_SECONDS = 5.0
 
 
@@ -74,8 +74,9 @@ class DiscordReminderSender:
 
     async def send(self, delivery: ReminderDelivery) -> int:
         """Post one occurrence with its deterministic nonce; map failures for the engine."""
-        if not self.client.is_ready():
-            raise RetryableSendError("the Discord client is not ready", NOT_READY_RETRY_SECONDS)
+        # REST works once the gateway said READY (user is set); on_ready comes seconds later.
+        if self.client.user is None or self.client.is_closed():
+            raise RetryableSendError("the Discord client is not connected", NOT_READY_RETRY_SECONDS)
         channel = self.client.get_partial_messageable(delivery.channel_id)
         try:
             message = await channel.send(

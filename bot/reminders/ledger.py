@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select,
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.shards import DM_SHARD, ShardPlan
-from bot.storage.engine import database_now
+from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
 
 
@@ -47,7 +47,9 @@ class DeliveryLedger:
         shards: ShardPlan | None = None,
         database_time: bool = False,
     ) -> None:
-        self._sessions = sessions
+        # Every ledger transaction writes: on SQLite it takes the write lock at BEGIN.
+        self._sessions = write_sessions(sessions)
+        self._writer = one_writer(sessions)
         self._identity = identity
         boot = uuid.uuid4().hex[:8]
         self._worker_id = (f"{identity}#{boot}" if identity else worker_id)[:50]
@@ -69,7 +71,7 @@ class DeliveryLedger:
     async def claim_due(self, now: datetime, limit: int) -> list[Claim]:
         """Claim up to limit due rows, oldest first, that nobody else holds a live lease on."""
         token = f"{self._worker_id}#{next(self._sequence)}"
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._sessions() as session, session.begin():
             lease_now = await self._lease_now(session, now)
             due = and_(
                 Reminder.state == ReminderState.PENDING,
@@ -112,7 +114,7 @@ class DeliveryLedger:
         so they are delivered now instead of when their leases run out. Returns how many."""
         if not self._identity:
             return 0
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._sessions() as session, session.begin():
             result = await session.execute(
                 update(Reminder)
                 .where(
@@ -128,7 +130,7 @@ class DeliveryLedger:
     async def confirm(self, claim: Claim, now: datetime) -> bool:
         """Renew the lease right before sending; False if the row was cancelled, edited or
         taken over meanwhile."""
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._sessions() as session, session.begin():
             lease_until = await self._lease_now(session, now) + self._lease
             result = await session.execute(self._conditional(claim).values(lease_until=lease_until))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
@@ -214,7 +216,7 @@ class DeliveryLedger:
         return min(times) if times else None
 
     async def _update(self, claim: Claim, **values: Any) -> bool:
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._sessions() as session, session.begin():
             result = await session.execute(self._conditional(claim).values(**values))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -19,6 +22,7 @@ from sqlalchemy.pool import StaticPool
 
 # A second process (or the scheduler) may hold the write lock briefly; wait instead of failing.
 SQLITE_BUSY_TIMEOUT_MS = 5000
+WRITE_LOCK_UP_FRONT = "otomo_sqlite_immediate"
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Database:
 
 
 def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # The driver would BEGIN by itself (always DEFERRED); _on_sqlite_begin does it instead.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     # WAL lets readers proceed while the scheduler writes; foreign keys are off by default.
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -41,6 +47,47 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _on_sqlite_begin(connection: Connection) -> None:
+    # A deferred transaction starts as a reader; when it then writes after another writer
+    # committed, SQLite fails it at once with "database is locked" instead of waiting on
+    # busy_timeout. Write transactions that take the lock up front wait their turn instead.
+    immediate = connection.get_execution_options().get(WRITE_LOCK_UP_FRONT, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+class _NoLock(contextlib.AbstractAsyncContextManager[None]):
+    async def __aexit__(self, *_: object) -> None:
+        return None
+
+
+_WRITERS: weakref.WeakKeyDictionary[Any, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def one_writer(
+    sessions: async_sessionmaker[AsyncSession],
+) -> contextlib.AbstractAsyncContextManager[Any]:
+    """A lock shared by this process's writers of a SQLite file (a no-op elsewhere): SQLite
+    has one writer at a time, and dozens polling busy_timeout starve some past it."""
+    bind = sessions.kw.get("bind")
+    if not isinstance(bind, AsyncEngine) or bind.dialect.name != "sqlite":
+        return _NoLock()
+    key = bind.sync_engine.pool
+    lock = _WRITERS.get(key)
+    if lock is None:
+        lock = _WRITERS[key] = asyncio.Lock()
+    return lock
+
+
+def write_sessions(sessions: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
+    """Sessions for short write transactions: on SQLite they take the write lock at BEGIN."""
+    bind = sessions.kw.get("bind")
+    if not isinstance(bind, AsyncEngine) or bind.dialect.name != "sqlite":
+        return sessions
+    return async_sessionmaker(
+        bind.execution_options(**{WRITE_LOCK_UP_FRONT: True}), expire_on_commit=False
+    )
 
 
 def create_database(url: str, *, echo: bool = False) -> Database:
@@ -61,6 +108,7 @@ def create_database(url: str, *, echo: bool = False) -> Database:
     engine = create_async_engine(url, **kwargs)
     if is_sqlite:
         event.listen(engine.sync_engine, "connect", _on_sqlite_connect)
+        event.listen(engine.sync_engine, "begin", _on_sqlite_begin)
     return Database(engine, async_sessionmaker(engine, expire_on_commit=False))
 
 

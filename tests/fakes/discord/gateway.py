@@ -108,8 +108,18 @@ class GatewaySession:
         self.backlog: deque[Json] = deque(maxlen=self.BACKLOG)
         self.lock = asyncio.Lock()
 
+    def owns(self, data: Json) -> bool:
+        """Discord routes a guild's events to shard (guild_id >> 22) % count, DMs to shard 0."""
+        if self.shard is None:
+            return True
+        guild_id = data.get("guild_id")
+        owner = 0 if not guild_id else (int(guild_id) >> 22) % int(self.shard[1])
+        return owner == int(self.shard[0])
+
     def wants(self, event: str, data: Json) -> bool:
-        """Intent filtering: guild and DM message events need their intents."""
+        """Shard routing, then intents: guild and DM message events need their intents."""
+        if not self.owns(data):
+            return False
         if event.startswith("MESSAGE_") and not event.startswith("MESSAGE_REACTION"):
             needed = INTENT_GUILD_MESSAGES if data.get("guild_id") else INTENT_DIRECT_MESSAGES
             return bool(self.intents & needed)
@@ -128,9 +138,10 @@ class GatewaySession:
             return data
         return {**data, "content": "", "embeds": [], "attachments": [], "components": []}
 
-    async def emit(self, event: str, data: Json) -> None:
-        """Sequence one dispatch, keep it for RESUME, and send it if connected."""
-        if not self.wants(event, data):
+    async def emit(self, event: str, data: Json, *, addressed: bool = False) -> None:
+        """Sequence one dispatch, keep it for RESUME, and send it if connected; addressed
+        events (READY, this shard's GUILD_CREATE) skip the routing."""
+        if not addressed and not self.wants(event, data):
             return
         async with self.lock:
             self.seq += 1
@@ -298,7 +309,7 @@ class GatewayServer(FakeDiscordState):
             events.append(("GUILD_CREATE", guild))
         for event, payload in events:
             self.dispatched.append({"t": event, "d": copy.deepcopy(payload)})
-            await session.emit(event, payload)
+            await session.emit(event, payload, addressed=True)
         session.ready = True
 
     async def _resume(self, conn: GatewayConnection, data: Json) -> None:

@@ -68,7 +68,12 @@ class GuildRoutes(FakeDiscordState):
     async def _get_gateway_bot(self, call: RestCall) -> RestReply:
         limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
         return RestReply(
-            200, {"url": self.gateway_url.rstrip("/"), "shards": 1, "session_start_limit": limit}
+            200,
+            {
+                "url": self.gateway_url.rstrip("/"),
+                "shards": self.shards,
+                "session_start_limit": limit,
+            },
         )
 
     async def _get_application(self, call: RestCall) -> RestReply:

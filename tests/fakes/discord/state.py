@@ -52,6 +52,7 @@ class FakeDiscordState(LocalServer):
         nonce_window: float = NONCE_WINDOW,
         heartbeat_interval_ms: int = 41_250,
         allowed_intents: int | None = None,
+        shards: int = 1,
     ) -> None:
         super().__init__()
         self.world = world or World.default()
@@ -62,6 +63,8 @@ class FakeDiscordState(LocalServer):
         self.heartbeat_interval_ms = heartbeat_interval_ms
         # Privileged intents "enabled in the developer portal"; None allows all (else close 4014).
         self.allowed_intents = allowed_intents
+        # What GET /gateway/bot recommends; each session gets only its shard's events.
+        self.shards = shards
 
         self.requests: list[RecordedRequest] = []
         self.dispatched: list[Json] = []  # {"t": event, "d": data} for every dispatch attempt

@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
 from bot.clock import Clock
-from bot.posting import PermanentPostError, TransientPostError
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
@@ -201,10 +201,10 @@ class Tips:
             return None
         try:
             await post(tip)
-        except TransientPostError as exc:
+        except RetryableSendError as exc:
             log.warning("tips: not posted (Discord may recover by the next run): %s", exc)
             return None
-        except PermanentPostError as exc:
+        except PermanentSendError as exc:
             log.error(
                 "tips: not posted: %s. Check TIPS_CHANNEL_ID and that the bot may send "
                 "messages in that channel.",

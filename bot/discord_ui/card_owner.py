@@ -13,6 +13,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import discord
@@ -23,6 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.discord_ui.buttons import approval_view, stop_view
 from bot.discord_ui.cards import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.send_errors import sent
+from bot.sending import SendError
 from bot.storage.agent import ToolCardMessage
 
 log = logging.getLogger(__name__)
@@ -155,15 +158,15 @@ class CardOwner:
         if look == entry.shown:
             return
         view = _view(entry.card, entry.stop_run)
+        message = entry.message
         try:
-            await entry.message.edit(embed=entry.card.render(), view=view)
-        except discord.HTTPException as exc:
+            await sent(partial(message.edit, embed=entry.card.render(), view=view))
+        except SendError as failure:
             log.warning(
-                "Could not update the card of %s (message %s): %s %s",
+                "Could not update the card of %s (message %s): %s",
                 entry.card.name,
-                entry.message.id,
-                exc.status,
-                exc.text,
+                message.id,
+                failure.reason,
             )
             return
         entry.shown = look

@@ -16,8 +16,9 @@ from bot.discord_ui.card_owner import CardOwner
 from bot.discord_ui.gate import Gate, is_approver
 from bot.discord_ui.intake import read_shared
 from bot.discord_ui.live import BackgroundTasks, LiveRun, LiveRuns
-from bot.discord_ui.renderer import DeliveryBroken, RunRenderer
+from bot.discord_ui.renderer import RunRenderer
 from bot.handlers.router import route
+from bot.sending import SendError
 from bot.settings import Settings
 from bot.users import UserPreferences
 
@@ -114,7 +115,8 @@ class Conversations:
             )
             shared = await read_shared(message, self._client)
             await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
-        except DeliveryBroken:
+        except SendError:
+            # Logged by the renderer; the channel does not take our messages now.
             run.stop.set()
         except Exception:
             log.exception(

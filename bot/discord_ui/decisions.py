@@ -18,7 +18,7 @@ from bot.discord_ui.card_owner import CardKey
 from bot.discord_ui.cards import CardState, ToolCard
 from bot.discord_ui.conversation import Staff
 from bot.discord_ui.gate import is_approver
-from bot.discord_ui.renderer import DeliveryBroken
+from bot.sending import SendError
 from bot.storage.agent import ApprovalRequest
 
 log = logging.getLogger(__name__)
@@ -155,8 +155,8 @@ class ApprovalDesk:
                 key=request.conversation_key,
             )
             await renderer.consume(staff.agent.resume(request.id, run.stop, timezone))
-        except DeliveryBroken:
-            pass
+        except SendError:
+            pass  # logged by the renderer
         except Exception:
             log.exception("Resuming approval %s failed", request.id)
         finally:

@@ -1,4 +1,4 @@
-"""Posting to a channel by id for scheduled jobs, with discord.py errors mapped to PostError."""
+"""Posting to a channel by id for scheduled jobs; failures come out as SendError."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import discord
 
 from bot.chat import Tip
 from bot.discord_ui.send_errors import classify
-from bot.posting import PermanentPostError, TransientPostError
 from bot.weather import DailyWeatherReport
 
 log = logging.getLogger(__name__)
@@ -30,7 +29,7 @@ def fit(text: str, limit: int) -> str:
 
 
 class ChannelPoster:
-    """Sends messages for jobs (no user is waiting); failures become transient/permanent."""
+    """Sends messages for jobs (no user is waiting); failures become retryable/permanent."""
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
@@ -45,8 +44,9 @@ class ChannelPoster:
             failure = classify(exc)
             if failure is None:
                 raise
-            error = TransientPostError if failure.retryable else PermanentPostError
-            raise error(f"channel {channel_id}: {failure.reason}") from exc
+            raise type(failure)(
+                f"channel {channel_id}: {failure.reason}", failure.retry_after
+            ) from exc
 
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""

@@ -9,8 +9,9 @@ import discord
 
 from bot.discord_ui.reminder_buttons import reminder_view
 from bot.discord_ui.send_errors import classify
-from bot.reminders.sending import DeliveryRejected, DeliveryRetryable, ReminderDelivery
+from bot.reminders.sending import ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text
+from bot.sending import RetryableSendError
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ class DiscordReminderSender:
     async def send(self, delivery: ReminderDelivery) -> int:
         """Post one occurrence with its deterministic nonce; map failures for the engine."""
         if not self.client.is_ready():
-            raise DeliveryRetryable(NOT_READY_RETRY_SECONDS, "the Discord client is not ready")
+            raise RetryableSendError("the Discord client is not ready", NOT_READY_RETRY_SECONDS)
         channel = self.client.get_partial_messageable(delivery.channel_id)
         try:
             message = await channel.send(
@@ -95,12 +96,10 @@ class DiscordReminderSender:
             failure = classify(exc)
             if failure is None and self.client.is_closed():
                 # The bot is shutting down under this send; not the channel's fault.
-                raise DeliveryRetryable(NOT_READY_RETRY_SECONDS, "the bot was closing") from exc
+                raise RetryableSendError("the bot was closing", NOT_READY_RETRY_SECONDS) from exc
             if failure is None:
                 raise
-            if failure.retryable:
-                raise DeliveryRetryable(failure.retry_after, failure.reason) from exc
-            raise DeliveryRejected(failure.reason) from exc
+            raise failure from exc
         return message.id
 
     async def notify_owner(self, delivery: ReminderDelivery, reason: str) -> None:

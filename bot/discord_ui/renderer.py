@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import discord
@@ -15,7 +16,9 @@ from bot.agent import events as ev
 from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.card_owner import CardKey, CardOwner
 from bot.discord_ui.cards import CardState, ToolCard
+from bot.discord_ui.send_errors import sent
 from bot.discord_ui.splitting import split_message
+from bot.sending import SendError
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +48,6 @@ FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした�
 def _given(**values: Any) -> dict[str, Any]:
     """Only the values an event carries (None means the event does not know)."""
     return {k: v for k, v in values.items() if v is not None}
-
-
-class DeliveryBroken(Exception):
-    """The channel refused our messages (deleted, or we lost permission)."""
 
 
 @dataclass
@@ -202,9 +201,7 @@ class RunRenderer:
             shown = chunk if final or index < len(chunks) - 1 else chunk + " …"
             if index < len(segment.messages):
                 if segment.shown[index] != shown:
-                    await self._guard(
-                        segment.messages[index].edit(content=shown, allowed_mentions=self.mentions)
-                    )
+                    await self._guard(partial(self._edit_text, segment.messages[index], shown))
                     segment.shown[index] = shown
             else:
                 message = await self._send(shown)
@@ -213,6 +210,9 @@ class RunRenderer:
                 segment.messages.append(message)
                 segment.shown.append(shown)
         self._last_edit = self._clock()
+
+    async def _edit_text(self, message: discord.Message, content: str) -> discord.Message:
+        return await message.edit(content=content, allowed_mentions=self.mentions)
 
     async def _send(self, content: str, **kwargs: Any) -> discord.Message | None:
         """Post a message; the first one replies to the user and carries the Stop button."""
@@ -224,7 +224,7 @@ class RunRenderer:
         if first and self.reply_to is not None:
             kwargs["reference"] = self.reply_to.to_reference(fail_if_not_exists=False)
         message: discord.Message | None = await self._guard(
-            self.channel.send(content=content, allowed_mentions=self.mentions, **kwargs)
+            lambda: self.channel.send(content=content, allowed_mentions=self.mentions, **kwargs)
         )
         if message is not None:
             self.posted.append(message)
@@ -278,22 +278,19 @@ class RunRenderer:
         if card is not None and self._owner is not None:
             await self._owner.release_stop(card)
         elif host is not None:
-            await self._guard(host.edit(view=None))
+            await self._guard(lambda: host.edit(view=None))
 
-    async def _guard(self, action: Awaitable[Any]) -> Any:
-        """Await a Discord call; a missing channel or permission ends rendering, not the bot."""
+    async def _guard(self, action: Callable[[], Awaitable[Any]]) -> Any:
+        """Send with the shared retry; a send that fails for good ends rendering, not the bot."""
         if self.broken:
-            if hasattr(action, "close"):
-                action.close()
             return None
         try:
-            return await action
-        except (discord.Forbidden, discord.NotFound) as exc:
+            return await sent(action)
+        except SendError as failure:
             self.broken = True
             log.warning(
-                "Cannot post in channel %s any more (%s %s); stopping this answer",
+                "Cannot post in channel %s (%s); stopping this answer",
                 getattr(self.channel, "id", "?"),
-                exc.status,
-                exc.text,
+                failure.reason,
             )
-            raise DeliveryBroken(str(exc)) from exc
+            raise

@@ -12,14 +12,13 @@ from bot.reminders.ledger import Claim, DeliveryLedger
 from bot.reminders.repeat import following, load_rule, summary
 from bot.reminders.sending import (
     LATE_AFTER,
-    DeliveryRejected,
-    DeliveryRetryable,
     OwnerFailureNotifier,
     ReminderDelivery,
     ReminderSender,
     delivery_nonce,
 )
 from bot.reminders.times import local_text
+from bot.sending import PermanentSendError, RetryableSendError
 
 log = logging.getLogger(__name__)
 
@@ -61,9 +60,9 @@ class ReminderCourier:
         delivery = delivery_of(claim, now)
         try:
             message_id = await self._sender.send(delivery)
-        except DeliveryRetryable as exc:
+        except RetryableSendError as exc:
             await self._retry_later(claim, delivery, exc)
-        except DeliveryRejected as exc:
+        except PermanentSendError as exc:
             await self._count_rejection(claim, delivery, exc.reason)
         except Exception as exc:
             log.exception("reminder #%s: the sender raised", claim.row.id)
@@ -89,7 +88,7 @@ class ReminderCourier:
             self._rescheduled(upcoming[0])
 
     async def _retry_later(
-        self, claim: Claim, delivery: ReminderDelivery, error: DeliveryRetryable
+        self, claim: Claim, delivery: ReminderDelivery, error: RetryableSendError
     ) -> None:
         row = claim.row
         retries = row.retries + 1

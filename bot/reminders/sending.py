@@ -1,4 +1,4 @@
-"""The seam to Discord: what a delivery carries, and the errors the Discord layer raises."""
+"""The seam to Discord: what a delivery carries; failures are the shared SendError kinds."""
 
 from __future__ import annotations
 
@@ -11,22 +11,6 @@ from bot.reminders.times import duration_text
 
 # Below this a reminder counts as on time and its message says nothing about lateness.
 LATE_AFTER = timedelta(minutes=1)
-
-
-class DeliveryRetryable(Exception):
-    """Discord could not take the message now (429, 5xx, network); try again later."""
-
-    def __init__(self, retry_after: float | None = None, reason: str = "") -> None:
-        super().__init__(reason or "Discord is temporarily unavailable")
-        self.retry_after = retry_after
-
-
-class DeliveryRejected(Exception):
-    """Discord refused the message (403, 404, cannot send here); counts as a failed attempt."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -81,7 +65,8 @@ class ReminderSender(Protocol):
     """Posts a reminder; implemented by the Discord layer."""
 
     async def send(self, delivery: ReminderDelivery) -> int:
-        """Post it and return the Discord message id; raise DeliveryRetryable/DeliveryRejected."""
+        """Post it and return the Discord message id; raise RetryableSendError (does not count
+        as an attempt) or PermanentSendError (counts)."""
         ...
 
 

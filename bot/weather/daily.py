@@ -12,7 +12,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from bot.clock import Clock
-from bot.posting import PermanentPostError, TransientPostError
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.weather.errors import WeatherError
 from bot.weather.forecast import Forecast, day_label_ja
@@ -107,10 +107,10 @@ class DailyWeatherJob:
             return None
         try:
             await self._post(report)
-        except TransientPostError as exc:
+        except RetryableSendError as exc:
             log.warning("daily weather not posted (Discord may recover by tomorrow): %s", exc)
             return None
-        except PermanentPostError as exc:
+        except PermanentSendError as exc:
             log.error(
                 "daily weather not posted: %s. Check WEATHER_NOTIFY_CHANNEL_ID and that the bot "
                 "may send messages and embeds in that channel.",

@@ -23,7 +23,7 @@ from bot.chat.tips import (
 )
 from bot.chat.word_pool import WordPool
 from bot.clock import ManualClock
-from bot.posting import PermanentPostError, TransientPostError
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.chat import TipRecord
 from bot.storage.engine import Database
@@ -191,8 +191,8 @@ async def test_a_model_failure_posts_and_remembers_nothing(
 @pytest.mark.parametrize(
     ("error", "level"),
     [
-        (TransientPostError("Discord 503"), "WARNING"),
-        (PermanentPostError("Missing Access"), "ERROR"),
+        (RetryableSendError("Discord 503"), "WARNING"),
+        (PermanentSendError("Missing Access"), "ERROR"),
     ],
 )
 async def test_a_failed_post_is_logged_and_not_remembered(

@@ -178,3 +178,17 @@ async def test_other_bots_mentioning_otomo_are_ignored(tmp_path: Path, llm: Scri
             for m in otomo.bot_messages_after(robot)
         )
         assert replies[0]["content"] == "人間にだけ答えます"
+
+
+async def test_a_discord_5xx_mid_stream_is_retried_and_the_answer_completes(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text(SLOW_ANSWER, chunk_delay=0.06))
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        # The first streaming edit meets an outage discord.py does not retry itself.
+        fault = fake.inject("PATCH", rf"/channels/{GENERAL_CHANNEL_ID}/messages/\d+", status=503)
+        _, replies = await otomo.ask("ゆっくり話して")
+
+        assert fault.served == 1
+        assert [m["content"] for m in replies] == [SLOW_ANSWER]
+        assert not any("wrong" in m["content"] for m in fake.messages(GENERAL_CHANNEL_ID))

@@ -14,8 +14,8 @@ from sqlalchemy import select
 from bot.clock import Clock, ManualClock, SystemClock
 from bot.reminders.delivery import LEASE, DeliveryEngine
 from bot.reminders.repeat import RepeatRule
-from bot.reminders.sending import DeliveryRejected, DeliveryRetryable
 from bot.reminders.service import ReminderService
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
@@ -155,7 +155,7 @@ async def test_retryable_error_is_retried_without_counting_an_attempt(
     engine: DeliveryEngine, file_database: Database, clock: ManualClock, sender: FakeSender
 ) -> None:
     reminder_id = await remind(service_for(file_database, clock))
-    sender.failures[reminder_id].append(DeliveryRetryable(retry_after=3.0, reason="429"))
+    sender.failures[reminder_id].append(RetryableSendError("429", retry_after=3.0))
     clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
     await engine.run_due()
 
@@ -178,7 +178,7 @@ async def test_endless_transient_errors_eventually_count_as_an_attempt(
     engine: DeliveryEngine, file_database: Database, clock: ManualClock, sender: FakeSender
 ) -> None:
     reminder_id = await remind(service_for(file_database, clock))
-    sender.failures[reminder_id].extend(DeliveryRetryable(retry_after=1.0) for _ in range(21))
+    sender.failures[reminder_id].extend(RetryableSendError(retry_after=1.0) for _ in range(21))
     clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
     for _ in range(21):
         await engine.run_due()
@@ -196,7 +196,7 @@ async def test_rejections_are_kept_in_the_row_and_fail_after_five_with_the_owner
     inbox: FailureInbox,
 ) -> None:
     reminder_id = await remind(service_for(file_database, clock))
-    sender.failures[reminder_id].extend(DeliveryRejected("Missing Access") for _ in range(6))
+    sender.failures[reminder_id].extend(PermanentSendError("Missing Access") for _ in range(6))
     clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
     for attempt in range(1, 6):
         await engine.run_due()

@@ -9,7 +9,7 @@ import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.clock import ManualClock
-from bot.posting import PermanentPostError, TransientPostError
+from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.weather.daily import (
     DAILY_WEATHER_JOB_ID,
@@ -104,8 +104,8 @@ async def test_the_job_posts_nothing_when_the_provider_is_down(
 @pytest.mark.parametrize(
     ("error", "level", "hint"),
     [
-        (TransientPostError("503 from Discord"), "WARNING", "may recover"),
-        (PermanentPostError("Missing Access"), "ERROR", "WEATHER_NOTIFY_CHANNEL_ID"),
+        (RetryableSendError("503 from Discord"), "WARNING", "may recover"),
+        (PermanentSendError("Missing Access"), "ERROR", "WEATHER_NOTIFY_CHANNEL_ID"),
     ],
 )
 async def test_a_failed_post_is_logged_never_raised(

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
@@ -22,6 +22,7 @@ from pydantic import (
     field_validator,
 )
 
+from bot.redaction import mask_url_password
 from bot.settings_tools import ExternalToolSettings, blank_to_none, split_list
 
 DEFAULT_ENV_FILE = Path(".env")
@@ -74,7 +75,7 @@ def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
     if parts.scheme not in schemes or not parts.netloc:
         raise ValueError(
             f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)} "
-            f"and a host, e.g. {schemes[0]}://example.com (got {value!r})"
+            f"and a host, e.g. {schemes[0]}://example.com (got {mask_url_password(value)!r})"
         )
     return value.rstrip("/")
 
@@ -123,6 +124,7 @@ class Settings(ExternalToolSettings):
     database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")
     bot_timezone: str = Field("Asia/Tokyo", alias="BOT_TIMEZONE")
     log_level: str = Field("INFO", alias="LOG_LEVEL")
+    loop_slow_step_ms: int = Field(0, ge=0, le=60000, alias="LOOP_SLOW_STEP_MS")
 
     # Reminders
     reminder_max_ahead_days: int = Field(366, ge=1, le=3660, alias="REMINDER_MAX_AHEAD_DAYS")
@@ -205,7 +207,7 @@ class Settings(ExternalToolSettings):
     def _database_url(cls, value: str) -> str:
         if not re.match(r"^[a-z0-9]+\+[a-z0-9_]+://", value):
             raise ValueError(
-                f"DATABASE_URL {value!r} is not an async SQLAlchemy URL: use "
+                f"DATABASE_URL {mask_url_password(value)!r} is not an async SQLAlchemy URL: use "
                 "sqlite+aiosqlite:///data/otomo.db or postgresql+asyncpg://user:pass@host/db"
             )
         return value
@@ -234,6 +236,20 @@ class Settings(ExternalToolSettings):
         start, end = self.tips_quiet_hours.split("-")
         return int(start), int(end)
 
+    def secret_values(self) -> list[str]:
+        """Every value that must never be shown: secret settings and passwords inside URLs."""
+        values: list[str] = []
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                values.append(value.get_secret_value())
+            elif isinstance(value, str) and "://" in value:
+                password = urlsplit(value).password
+                if password:
+                    values.append(unquote(password))
+                    values.append(password)
+        return values
+
     def require_discord_token(self) -> str:
         """The Discord token, or a SettingsError saying how to get one."""
         token = self.discord_token.get_secret_value().strip() if self.discord_token else ""
@@ -245,6 +261,14 @@ class Settings(ExternalToolSettings):
 def _alias(field_name: str) -> str:
     field = Settings.model_fields[field_name]
     return field.alias or field_name.upper()
+
+
+# Settings whose value an error sentence never repeats.
+_SECRET_SETTINGS = frozenset(
+    _alias(name)
+    for name, field in Settings.model_fields.items()
+    if "Secret" in str(field.annotation)
+)
 
 
 def _sentence(error: Mapping[str, Any]) -> str:
@@ -261,7 +285,8 @@ def _sentence(error: Mapping[str, Any]) -> str:
     hint = _HINTS.get(name)
     if hint is None:
         hint = message[0].lower() + message[1:]
-    shown = "" if raw is None or isinstance(raw, (dict, list)) else f" (got {raw!r})"
+    hidden = raw is None or isinstance(raw, (dict, list)) or name in _SECRET_SETTINGS
+    shown = "" if hidden else f" (got {mask_url_password(str(raw))!r})"
     return f"{name} {hint}{shown}: fix it in .env or the environment"
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import REQUEST_TIMEOUT, CallToolResult, TextContent
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
 from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
@@ -247,6 +247,11 @@ class MCPServers:
             try:
                 result = await client.call_tool(original, arguments, read_timeout_seconds=timeout)
             except MCPError as exc:
+                if exc.code == REQUEST_TIMEOUT:
+                    raise ToolError(
+                        f"{exposed} did not answer within {timeout:g} seconds; it may still be "
+                        "working. Tell the user it timed out rather than calling it again at once."
+                    ) from None
                 raise ToolError(f"{exposed} failed: {exc.error.message}") from None
             except Exception as exc:
                 connection.broken.set()

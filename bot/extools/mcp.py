@@ -111,18 +111,20 @@ class MCPServers:
             if not connection.tools:
                 found.append(
                     ToolStatus(
-                        f"mcp.{config.name}.*",
-                        source,
-                        "mcp",
-                        config.handlers,
-                        None,
-                        False,
-                        False,
-                        connection.last_error or "not connected",
+                        name=f"mcp.{config.name}.*",
+                        source=source,
+                        kind="mcp",
+                        handlers=config.handlers,
+                        guild_id=None,
+                        available=False,
+                        disabled=False,
+                        detail=connection.last_error or "not connected",
                     )
                 )
-            for exposed in sorted(connection.tools):
-                found.append(ToolStatus(exposed, source, "mcp", config.handlers, None, True, False))
+            found.extend(
+                ToolStatus(exposed, source, "mcp", config.handlers, None, True, False)
+                for exposed in sorted(connection.tools)
+            )
         return found
 
     @asynccontextmanager

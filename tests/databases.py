@@ -80,7 +80,7 @@ class PostgresServer:
         dsn = _admin_dsn(self.url)
         if database is not None:
             dsn = _admin_dsn(make_url(self.url).set(database=database).render_as_string(False))
-        connection = await asyncpg.connect(dsn, timeout=10)
+        connection = await asyncpg.connect(dsn, timeout=30)
         try:
             for statement in statements:
                 await connection.execute(statement)
@@ -124,7 +124,7 @@ class PostgresServer:
     async def _drop_roles(self, pattern: str) -> None:
         import asyncpg
 
-        connection = await asyncpg.connect(_admin_dsn(self.url), timeout=10)
+        connection = await asyncpg.connect(_admin_dsn(self.url), timeout=30)
         try:
             for row in await connection.fetch(
                 "SELECT rolname FROM pg_roles WHERE rolname LIKE $1", pattern
@@ -138,7 +138,7 @@ class PostgresServer:
         """Drop the databases and roles of suites that died before cleaning up."""
         import asyncpg
 
-        connection = await asyncpg.connect(_admin_dsn(self.url), timeout=10)
+        connection = await asyncpg.connect(_admin_dsn(self.url), timeout=30)
         try:
             names = [
                 row["datname"]

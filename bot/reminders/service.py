@@ -30,6 +30,7 @@ from bot.reminders.repeat import (
 from bot.reminders.times import local_iso, parse_local_wall
 from bot.reminders.views import ReminderView
 from bot.settings import Settings
+from bot.storage.engine import one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
 
 MAX_LISTED = 25
@@ -54,6 +55,9 @@ class ReminderService:
         on_change: ChangeListener | None = None,
     ) -> None:
         self._sessions = sessions
+        # Writes read first (limits, ownership): on SQLite they take the write lock at BEGIN.
+        self._writes = write_sessions(sessions)
+        self._writer = one_writer(sessions)
         self._clock = clock
         self._settings = settings
         self._on_change = on_change
@@ -94,7 +98,7 @@ class ReminderService:
             origin_message_id=origin_message_id,
             created_at=now,
         )
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._writes() as session, session.begin():
             pending = await session.scalar(
                 select(func.count())
                 .select_from(Reminder)
@@ -210,7 +214,7 @@ class ReminderService:
                 retries=0,
                 created_at=now,
             )
-            async with self._sessions() as session, session.begin():
+            async with self._writer, self._writes() as session, session.begin():
                 session.add(copy)
             self._changed(until)
             return ReminderView.of(copy, tz)
@@ -259,7 +263,7 @@ class ReminderService:
         self, row: Reminder, changes: dict[str, Any], *, expected_state: str = ReminderState.PENDING
     ) -> None:
         """Write changes only if the row is still the occurrence we read, then mirror them."""
-        async with self._sessions() as session, session.begin():
+        async with self._writer, self._writes() as session, session.begin():
             result = await session.execute(
                 update(Reminder)
                 .where(

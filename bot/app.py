@@ -11,13 +11,13 @@ from typing import Any
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from bot.agent import warmup
 from bot.agent.approvals import ApprovalService
 from bot.agent.history import ConversationStore
 from bot.agent.llm import LLMClient
 from bot.agent.loop import Agent
 from bot.agent.memory import ConversationMemory
 from bot.agent.models import ModelChoice
-from bot.agent.provider import import_litellm
 from bot.agent.retention import Retention, schedule_retention
 from bot.agent.tools import ToolRegistry
 from bot.chat import Tip, schedule_tips
@@ -35,6 +35,8 @@ from bot.discord_ui.reminders import DiscordReminderSender
 from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import Features, build_features
 from bot.handlers.catalog import HandlerParts, build_handlers
+from bot.loop_watch import SlowStepWatch, watch_event_loop
+from bot.redaction import remember_secrets
 from bot.reminders.delivery import DeliveryEngine
 from bot.settings import Settings
 from bot.signals import stop_on_signals
@@ -67,6 +69,7 @@ class Core:
     retention: Retention
     extools: ExternalToolsRuntime
     models: ModelChoice
+    loop_watch: SlowStepWatch | None = None
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
@@ -76,15 +79,24 @@ class Core:
         await self.store.wait_for_summaries()
         await self.features.close()
         await self.database.dispose()
+        if self.loop_watch is not None:
+            self.loop_watch.close()
+        warmup.unsettle()
 
 
 async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     """Create and migrate the database and build the agent with every feature's tools."""
     clock = clock or SystemClock()
-    # Seconds of import: done here, before the gateway connects, never on the event loop later.
-    import_litellm()
+    remember_secrets(settings.secret_values())
+    loop_watch = watch_event_loop(settings.loop_slow_step_ms)
+    # Seconds of import and first-call set-up: on threads while the database is migrated,
+    # before the gateway connects, never on the event loop later.
+    preparing = asyncio.ensure_future(warmup.prepare(settings))
     database = create_database(settings.database_url)
-    await upgrade(database)
+    try:
+        await upgrade(database)
+    finally:
+        await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
     parts = HandlerParts()
@@ -110,7 +122,7 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         services=features.services,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
-    return Core(
+    core = Core(
         settings,
         clock,
         database,
@@ -125,7 +137,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         Retention.from_settings(database.sessions, clock, settings),
         build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
         models,
+        loop_watch,
     )
+    warmup.settle()
+    return core
 
 
 @dataclass
@@ -146,6 +161,9 @@ class App:
             await self.bot.approval_clicks.expire_overdue_cards()
         finally:
             self.started.set()
+            if self.core.loop_watch is not None:
+                self.core.loop_watch.arm()
+            log.info("Otomo is ready")
 
     async def _enforce_retention(self) -> None:
         # A pass missed while the bot was down runs now; a failure must not keep it offline.
@@ -170,7 +188,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
         if message.guild is not None and not message.author.bot and message.content:
-            features.word_pool.observe(message.content, message.channel.id)
+            features.word_pool.feed(message.content, message.channel.id)
 
     async def ready() -> None:
         await holder[0].on_ready_once()

@@ -28,11 +28,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _secrets(settings: Settings) -> list[str]:
-    values = [settings.discord_token, settings.llm_api_key, settings.tavily_api_key]
-    return [v.get_secret_value() for v in values if v is not None]
-
-
 async def _db(settings: Settings, action: str) -> int:
     from bot.storage import create_database
     from bot.storage.migrate import current_revision, head_revision, upgrade
@@ -57,6 +52,8 @@ async def _console(settings: Settings) -> int:
     core = await build_core(settings)
     core.features.start()
     await core.extools.start()
+    if core.loop_watch is not None:
+        core.loop_watch.arm()
     try:
         await Console(core.agent, core.approvals).run()
     finally:
@@ -77,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_SETTINGS
     from bot.log import setup_logging
 
-    setup_logging(settings.log_level, _secrets(settings))
+    setup_logging(settings.log_level, settings.secret_values())
     try:
         if args.command == "db":
             return asyncio.run(_db(settings, args.db_command))

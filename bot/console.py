@@ -12,6 +12,8 @@ from bot.agent.approvals import ApprovalService, Decision
 from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
+from bot.redaction import redact
+from bot.worker import in_worker
 
 CONSOLE_USER_ID = 1
 CONSOLE_CHANNEL_ID = 1
@@ -52,7 +54,7 @@ class Console:
         return None if line == "" else line.rstrip("\n")
 
     def _write(self, text: str) -> None:
-        self.stdout.write(text)
+        self.stdout.write(redact(text))
         self.stdout.flush()
 
     async def run(self) -> None:
@@ -69,7 +71,7 @@ class Console:
 
     async def answer(self, text: str) -> None:
         """Run the agent on one line and print its events."""
-        chosen = route(text)
+        chosen = await in_worker(route, text)
         request = RunRequest(
             user_id=CONSOLE_USER_ID,
             user_name=self.user_name,
@@ -99,7 +101,8 @@ class Console:
                 self._write(f"\n  🔧 {name} …\n")
             case ev.ApprovalRequired():
                 arguments = json.dumps(event.arguments, ensure_ascii=False)
-                self._write(f"  🔐 {event.name} {arguments}\n")
+                provider = f" (provided by {event.source})" if event.source else ""
+                self._write(f"  🔐 {event.name}{provider} {arguments}\n")
                 decision = await self._ask()
                 reason = None
                 if decision == Decision.REJECT:

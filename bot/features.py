@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,7 +151,7 @@ def build_features(
         # One read of the pool serves both the prompt's topics and the fallback tip topic.
         topics = await word_pool.recent_topics(max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED))
         return chat_instructions(
-            persona_text(settings),
+            await asyncio.to_thread(persona_text, settings),
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
             await tips.pick_tip_topic(topics),
             mention_topic=await run_in_worker(mention_topic, prompt.text),
@@ -168,7 +169,7 @@ def build_features(
 
     async def knowledge_section(prompt: PromptInput) -> str:
         await knowledge.ensure_started()  # console mode never calls Features.start()
-        excerpts = context_for(knowledge, prompt.text, budget_chars=settings.kb_context_chars)
+        excerpts = await context_for(knowledge, prompt.text, budget_chars=settings.kb_context_chars)
         return "\n\n".join(
             part
             for part in (knowledge_instructions(web_search_available=web_available), excerpts)

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import time
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
@@ -22,7 +22,11 @@ from pydantic import (
     field_validator,
 )
 
+from bot.redaction import mask_url_password
+from bot.settings_errors import SettingsError, alias_of, sentence
 from bot.settings_tools import ExternalToolSettings, blank_to_none, split_list
+
+__all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
 
 DEFAULT_ENV_FILE = Path(".env")
 
@@ -32,41 +36,11 @@ TOKEN_HELP = (
 )
 
 
-class SettingsError(Exception):
-    """One or more settings are missing or invalid; each problem is a sentence for the operator."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
-
-
 CsvList = Annotated[list[str], BeforeValidator(split_list)]
 IdList = Annotated[list[int], BeforeValidator(split_list)]
 OptionalId = Annotated[PositiveInt | None, BeforeValidator(blank_to_none)]
 OptionalSecret = Annotated[SecretStr | None, BeforeValidator(blank_to_none)]
 OptionalStr = Annotated[str | None, BeforeValidator(blank_to_none)]
-
-_ID_HINT = (
-    "must be a Discord id, a number such as 123456789012345678 "
-    "(turn on Developer Mode in Discord, then right-click → Copy ID)"
-)
-_ID_LIST_HINT = (
-    "must be a comma-separated list of Discord ids such as 123456789012345678,2345678901"
-)
-_BOOL_HINT = "must be true or false"
-# Per-setting advice used when pydantic's own message would not tell the operator what to do.
-_HINTS: dict[str, str] = {
-    "DEV_GUILD_ID": _ID_HINT,
-    "WEATHER_NOTIFY_CHANNEL_ID": _ID_HINT,
-    "TIPS_CHANNEL_ID": _ID_HINT,
-    "APPROVER_ROLE_IDS": _ID_LIST_HINT,
-    "KB_ADMIN_ROLE_IDS": _ID_LIST_HINT,
-    "WORD_POOL_CHANNEL_IDS": _ID_LIST_HINT,
-    "SYNC_COMMANDS_GLOBALLY": _BOOL_HINT,
-    "RESPOND_IN_DMS": _BOOL_HINT,
-    "AGENT_PLANNING": _BOOL_HINT,
-    "LLM_LOG_PROMPTS": _BOOL_HINT,
-}
 
 
 def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
@@ -74,7 +48,7 @@ def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
     if parts.scheme not in schemes or not parts.netloc:
         raise ValueError(
             f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)} "
-            f"and a host, e.g. {schemes[0]}://example.com (got {value!r})"
+            f"and a host, e.g. {schemes[0]}://example.com (got {mask_url_password(value)!r})"
         )
     return value.rstrip("/")
 
@@ -123,6 +97,7 @@ class Settings(ExternalToolSettings):
     database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")
     bot_timezone: str = Field("Asia/Tokyo", alias="BOT_TIMEZONE")
     log_level: str = Field("INFO", alias="LOG_LEVEL")
+    loop_slow_step_ms: int = Field(0, ge=0, le=60000, alias="LOOP_SLOW_STEP_MS")
 
     # Reminders
     reminder_max_ahead_days: int = Field(366, ge=1, le=3660, alias="REMINDER_MAX_AHEAD_DAYS")
@@ -163,19 +138,21 @@ class Settings(ExternalToolSettings):
     )
     @classmethod
     def _http_url(cls, value: str, info: Any) -> str:
-        return _check_url(_alias(info.field_name), value, ("https", "http"))
+        return _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
 
     @field_validator("llm_api_base")
     @classmethod
     def _optional_http_url(cls, value: str | None, info: Any) -> str | None:
         return (
-            None if value is None else _check_url(_alias(info.field_name), value, ("https", "http"))
+            None
+            if value is None
+            else _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
         )
 
     @field_validator("discord_gateway_url")
     @classmethod
     def _ws_url(cls, value: str, info: Any) -> str:
-        _check_url(_alias(info.field_name), value, ("wss", "ws"))
+        _check_url(alias_of(Settings, info.field_name), value, ("wss", "ws"))
         return value
 
     @field_validator("bot_timezone")
@@ -205,7 +182,7 @@ class Settings(ExternalToolSettings):
     def _database_url(cls, value: str) -> str:
         if not re.match(r"^[a-z0-9]+\+[a-z0-9_]+://", value):
             raise ValueError(
-                f"DATABASE_URL {value!r} is not an async SQLAlchemy URL: use "
+                f"DATABASE_URL {mask_url_password(value)!r} is not an async SQLAlchemy URL: use "
                 "sqlite+aiosqlite:///data/otomo.db or postgresql+asyncpg://user:pass@host/db"
             )
         return value
@@ -234,35 +211,26 @@ class Settings(ExternalToolSettings):
         start, end = self.tips_quiet_hours.split("-")
         return int(start), int(end)
 
+    def secret_values(self) -> list[str]:
+        """Every value that must never be shown: secret settings and passwords inside URLs."""
+        values: list[str] = []
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                values.append(value.get_secret_value())
+            elif isinstance(value, str) and "://" in value:
+                password = urlsplit(value).password
+                if password:
+                    values.append(unquote(password))
+                    values.append(password)
+        return values
+
     def require_discord_token(self) -> str:
         """The Discord token, or a SettingsError saying how to get one."""
         token = self.discord_token.get_secret_value().strip() if self.discord_token else ""
         if not token:
             raise SettingsError([f"DISCORD_TOKEN is not set: {TOKEN_HELP}"])
         return token
-
-
-def _alias(field_name: str) -> str:
-    field = Settings.model_fields[field_name]
-    return field.alias or field_name.upper()
-
-
-def _sentence(error: Mapping[str, Any]) -> str:
-    """Turn one pydantic error into a sentence naming the setting and the fix."""
-    loc = error.get("loc") or ("?",)
-    name = str(loc[0])
-    if name in Settings.model_fields:
-        name = _alias(name)
-    raw = error.get("input")
-    message = str(error.get("msg", "is invalid"))
-    if error.get("type") == "value_error":
-        # Our own validators already wrote a full sentence.
-        return message.removeprefix("Value error, ")
-    hint = _HINTS.get(name)
-    if hint is None:
-        hint = message[0].lower() + message[1:]
-    shown = "" if raw is None or isinstance(raw, (dict, list)) else f" (got {raw!r})"
-    return f"{name} {hint}{shown}: fix it in .env or the environment"
 
 
 def load_settings(
@@ -277,7 +245,7 @@ def load_settings(
     try:
         return Settings.model_validate({k: v for k, v in values.items() if k in known})
     except ValidationError as exc:
-        raise SettingsError([_sentence(e) for e in exc.errors()]) from None
+        raise SettingsError([sentence(e, Settings) for e in exc.errors()]) from None
 
 
 def prepare_litellm_environment() -> None:

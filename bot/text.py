@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from janome.tokenizer import Tokenizer
 
-# janome's Tokenizer holds ~100 MB and is not documented as thread-safe: one per thread.
-_local = threading.local()
+# janome's Tokenizer holds ~75 MB and is not documented as thread-safe: one per process,
+# used under a lock (in practice only by the text worker thread, see bot/worker.py).
+_tokenizer_lock = threading.Lock()
+_shared: list[Tokenizer] = []
 
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_'+-]*")
 
@@ -39,19 +41,21 @@ def katakana_to_hiragana(text: str) -> str:
 
 
 def _tokenizer() -> Tokenizer:
-    tokenizer: Tokenizer | None = getattr(_local, "tokenizer", None)
-    if tokenizer is None:
+    """The shared tokenizer; call with _tokenizer_lock held."""
+    if not _shared:
         from janome.tokenizer import Tokenizer
 
-        tokenizer = Tokenizer()
-        _local.tokenizer = tokenizer
-    return tokenizer
+        _shared.append(Tokenizer())
+    return _shared[0]
 
 
 def tokenize(text: str) -> list[Token]:
     """Morphemes of normalised text, with base forms."""
     tokens: list[Token] = []
-    for item in _tokenizer().tokenize(normalize(text)):
+    normalized = normalize(text)
+    with _tokenizer_lock:
+        analysed = list(_tokenizer().tokenize(normalized))
+    for item in analysed:
         pos_parts = item.part_of_speech.split(",")
         base = item.base_form if item.base_form != "*" else item.surface
         reading = item.reading if item.reading != "*" else item.surface
@@ -83,4 +87,4 @@ def content_terms(text: str) -> list[str]:
 
 def warm_up() -> None:
     """Load the dictionary now, so the first message does not pay for it."""
-    _tokenizer().tokenize("準備")
+    tokenize("準備")

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent.messages import ToolCall
 from bot.agent.provider import LLMFailure, failure_from_exception, import_litellm
 from bot.clock import Clock
+from bot.redaction import redact
 from bot.settings import Settings
 from bot.storage.agent import LLMCall
 
@@ -201,7 +202,7 @@ class LLMClient:
                 if entry["name"]
             ]
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+            error = redact(f"{type(exc).__name__}: {exc}")
             log.warning("LLM call failed (%s): %s", purpose, error)
             raise failure_from_exception(exc) from exc
         finally:
@@ -232,7 +233,7 @@ class LLMClient:
                 turn.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, 1)
             return turn.text
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+            error = redact(f"{type(exc).__name__}: {exc}")
             raise failure_from_exception(exc) from exc
         finally:
             await self._log(model, purpose, conversation_key, started, t0, turn, error, messages)

@@ -26,6 +26,9 @@ def import_litellm() -> Any:
     # Any provider: drop OpenAI-only options (e.g. stream_options) a provider does not accept
     # instead of failing the call.
     litellm.drop_params = True
+    # litellm counts every prompt's tokens with tiktoken to price the call (~40 MB per encoding,
+    # loaded at the first call); the usage the provider reports is what we log.
+    litellm.disable_token_counter = True
     return litellm
 
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from bot.redaction import redact
+
 if TYPE_CHECKING:
     from bot.agent.tools import Tool, ToolContext
 
@@ -74,7 +76,7 @@ async def execute(tool_item: Tool, ctx: ToolContext, arguments: Mapping[str, Any
         async with asyncio.timeout(tool_item.timeout):
             output = await tool_item.handler(ctx, **kwargs)
     except ToolError as exc:
-        return ToolOutcome(str(exc), is_error=True)
+        return ToolOutcome(redact(str(exc)), is_error=True)
     except TimeoutError:
         return ToolOutcome(
             f"{tool_item.name} did not finish within {tool_item.timeout:g} seconds", is_error=True
@@ -82,5 +84,5 @@ async def execute(tool_item: Tool, ctx: ToolContext, arguments: Mapping[str, Any
     except ValidationError as exc:
         return ToolOutcome(f"invalid arguments: {exc.errors()[0]['msg']}", is_error=True)
     except Exception as exc:  # a broken tool must not crash the conversation
-        return ToolOutcome(f"{type(exc).__name__}: {exc}", is_error=True)
+        return ToolOutcome(redact(f"{type(exc).__name__}: {exc}"), is_error=True)
     return ToolOutcome(output)

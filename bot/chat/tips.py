@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import re
@@ -182,7 +183,8 @@ class Tips:
     async def write_tip(self, topic: str | None = None) -> Tip:
         """Ask the model for one tip on topic (picked when None); raises what `complete` raises."""
         chosen = topic or await self.pick_tip_topic()
-        system = f"{persona_text(self._settings, self._kb_dir)}\n\n{TIP_WRITER_RULES}"
+        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
+        system = f"{persona}\n\n{TIP_WRITER_RULES}"
         text = await self._complete(system, f"話題: {chosen}")
         return Tip(chosen, clean_tip_text(text))
 

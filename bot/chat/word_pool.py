@@ -2,9 +2,10 @@
 
 Each message adds 1 to the score of every distinct topic word in it. Scores halve every
 `half_life` (three days by default), applied lazily from `last_seen`, so yesterday's craze fades
-without any background job. Observing only tokenizes and buffers; the buffer is written every
-few seconds (or sooner when it grows) and on close, so the message hot path never waits on the
-database. The table keeps at most `max_words` rows: the weakest are pruned.
+without any background job. A message is queued (`feed`), tokenised on the text worker thread
+and buffered; the buffer is written every few seconds (or sooner when it grows) and on close, so
+the message hot path never waits on janome or the database. The table keeps at most `max_words`
+rows: the weakest are pruned.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from bot.chat.words import extract_words
 from bot.clock import Clock
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
+from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,8 @@ MAX_WORDS = 1000
 FLUSH_INTERVAL_SECONDS = 5.0
 FLUSH_THRESHOLD = 200  # buffered words that trigger an early flush
 MAX_OBSERVED_CHARS = 1000  # janome reads ~32k chars/s: bound the time one message can cost
+# Messages waiting for the text worker; beyond it a flood's words are dropped, not queued in RAM.
+MAX_QUEUED_MESSAGES = 1000
 _IN_CLAUSE_BATCH = 500  # stay well below SQLite's bound-parameter limit
 
 
@@ -116,6 +120,8 @@ class WordPool:
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
+        self._inbox: asyncio.Queue[str] = asyncio.Queue(MAX_QUEUED_MESSAGES)
+        self._digester: asyncio.Task[None] | None = None
 
     def accepts(self, channel_id: int) -> bool:
         """Whether messages of this channel feed the pool (every channel when none configured)."""
@@ -135,6 +141,32 @@ class WordPool:
         if not self.accepts(channel_id):
             return []
         words = extract_words(text[:MAX_OBSERVED_CHARS])
+        self._add(words)
+        return words
+
+    def feed(self, text: str, channel_id: int) -> None:
+        """`observe` for the event loop: queue the message, tokenised later on the text worker."""
+        if not self.accepts(channel_id):
+            return
+        try:
+            self._inbox.put_nowait(text[:MAX_OBSERVED_CHARS])
+        except asyncio.QueueFull:
+            log.debug("word pool inbox full; a message's words are dropped")
+
+    async def drain(self) -> None:
+        """Tokenise every queued message now (at shutdown, and for tests)."""
+        while not self._inbox.empty():
+            self._add(await in_worker(extract_words, self._inbox.get_nowait()))
+
+    async def _digest(self) -> None:
+        while True:
+            text = await self._inbox.get()
+            try:
+                self._add(await in_worker(extract_words, text))
+            except Exception:  # one odd message must not stop the pool
+                log.exception("word pool could not tokenise a message")
+
+    def _add(self, words: list[str]) -> None:
         now = self._clock.now()
         for word in words:
             entry = self._pending.get(word)
@@ -145,7 +177,6 @@ class WordPool:
                 entry.last_seen = now
         if len(self._pending) >= self._flush_threshold:
             self._wake.set()
-        return words
 
     async def flush(self) -> int:
         """Write the buffered words; return how many. On a database error they stay buffered."""
@@ -179,11 +210,19 @@ class WordPool:
         if self._task is None:
             self._closing = False
             self._task = asyncio.create_task(self._flush_periodically(), name="word-pool-flush")
+        if self._digester is None:
+            self._digester = asyncio.create_task(self._digest(), name="word-pool-digest")
 
     async def close(self) -> None:
         """Stop the background task and write what is still buffered."""
         self._closing = True
         self._wake.set()
+        if self._digester is not None:
+            self._digester.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._digester
+            self._digester = None
+        await self.drain()
         if self._task is not None:
             await self._task
             self._task = None

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
 
 import discord
 
@@ -17,10 +15,12 @@ from bot.discord_ui.gate import Gate, is_approver
 from bot.discord_ui.intake import read_shared
 from bot.discord_ui.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.renderer import RunRenderer
+from bot.discord_ui.typing import typing_during
 from bot.handlers.router import route
 from bot.sending import SendError
 from bot.settings import Settings
 from bot.users import UserPreferences
+from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -80,14 +80,16 @@ class Conversations:
         if not verdict.answer:
             return
         run = self.staff.runs.start(message.author.id, message.channel.id)
-        self.staff.tasks.spawn(self._answer(message, verdict.text, run), f"answer {run.run_id}")
+        self.staff.tasks.spawn(
+            typing_during(message.channel, self._answer(message, verdict.text, run)),
+            f"answer {run.run_id}",
+        )
 
     async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
         staff = self.staff
         try:
-            await _guarded(message.channel.typing())
             timezone = await staff.preferences.timezone(message.author.id)
-            chosen = route(text)
+            chosen = await in_worker(route, text)
             log.info(
                 "Answering %s in channel %s with the %s handler (%s)",
                 message.author.id,
@@ -125,14 +127,6 @@ class Conversations:
             await reply_plain(message, INTERNAL_ERROR)
         finally:
             staff.runs.end(run)
-
-
-async def _guarded(action: Awaitable[Any]) -> None:
-    """Typing is a courtesy: a refusal must not stop the answer."""
-    try:
-        await action
-    except discord.HTTPException as exc:
-        log.info("Typing indicator refused: %s", exc.status)
 
 
 async def reply_plain(message: discord.Message, text: str) -> None:

@@ -18,6 +18,7 @@ from bot.discord_ui.card_owner import CardKey
 from bot.discord_ui.cards import CardState, ToolCard
 from bot.discord_ui.conversation import Staff
 from bot.discord_ui.gate import is_approver
+from bot.discord_ui.typing import TypingIndicator
 from bot.sending import SendError
 from bot.storage.agent import ApprovalRequest
 
@@ -154,7 +155,8 @@ class ApprovalDesk:
                 run=run,
                 key=request.conversation_key,
             )
-            await renderer.consume(staff.agent.resume(request.id, run.stop, timezone))
+            async with TypingIndicator(renderer.channel):
+                await renderer.consume(staff.agent.resume(request.id, run.stop, timezone))
         except SendError:
             pass  # logged by the renderer
         except Exception:

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import discord
 
-from bot.discord_ui.reminder_buttons import reminder_view
 from bot.discord_ui.mentions import only
+from bot.discord_ui.reminder_buttons import reminder_view
 from bot.discord_ui.send_errors import classify
 from bot.reminders.sending import ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text

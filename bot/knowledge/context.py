@@ -12,7 +12,7 @@ DEFAULT_THRESHOLD = 0.25
 CONTEXT_CANDIDATES = 4
 # A shorter remainder of the budget is not worth an excerpt.
 MIN_EXCERPT_CHARS = 120
-# Only the start of a long message is searched: tokenising it runs on the event loop.
+# Only the start of a long message is searched: janome reads ~32k characters a second.
 MAX_QUERY_CHARS = 1000
 
 
@@ -21,7 +21,7 @@ def _label(hit: KnowledgeHit) -> str:
     return f"{hit.source} — {hit.heading}{kind}"
 
 
-def context_for(
+async def context_for(
     index: KnowledgeIndex,
     query: str,
     *,
@@ -35,7 +35,7 @@ def context_for(
     """
     if budget_chars <= 0 or not query.strip():
         return ""
-    found = index.search(query[:MAX_QUERY_CHARS], CONTEXT_CANDIDATES)
+    found = await index.query(query[:MAX_QUERY_CHARS], CONTEXT_CANDIDATES)
     hits = [hit for hit in found if hit.relevance >= threshold]
     if not hits:
         return ""

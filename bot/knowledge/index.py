@@ -14,8 +14,8 @@ from bot.clock import Clock
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
 from bot.knowledge.hot_reload import HotReload
-from bot.knowledge.query import plan_query
-from bot.knowledge.ranking import FusedIndex
+from bot.knowledge.query import QueryPlan, plan_query
+from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.snippets import make_snippet
 from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
@@ -23,6 +23,7 @@ from bot.knowledge.terms import AnalysedSection, DocumentAnalysis, analyse_docum
 from bot.knowledge.vocabulary import VOCABULARY_FILE
 from bot.knowledge.worker import Analyser, analyse_in_worker, load_vocabulary
 from bot.settings import Settings
+from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -145,9 +146,19 @@ class KnowledgeIndex(HotReload):
         return report
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
-        """The best sections for a question, best first (empty when nothing matches)."""
+        """The best sections for a question, best first, tokenised on the calling thread."""
         vocabulary = self._vocabulary or builtin_vocabulary()
-        plan = plan_query(query, vocabulary, self._bm25.document_frequency)
+        return self._rank(plan_query(query, vocabulary, self._bm25.document_frequency), limit)
+
+    async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
+        """`search` for the event loop: the question is tokenised on the text worker thread
+        (its frequency look-ups are single reads); the ranking stays on the loop, where the
+        index changes."""
+        vocabulary = self._vocabulary or builtin_vocabulary()
+        frequency = self._bm25.document_frequency
+        return self._rank(await in_worker(plan_query, query, vocabulary, frequency), limit)
+
+    def _rank(self, plan: QueryPlan, limit: int) -> list[KnowledgeHit]:
         if not plan.words and not plan.bigrams:
             return []
         terms = plan.terms
@@ -257,7 +268,8 @@ class KnowledgeIndex(HotReload):
         for section in analysis.sections:
             doc_id = self._next_id
             self._next_id += 1
-            self._bm25.add(doc_id, section.terms, section.bigrams)
+            weight = section_weight(analysis, section)
+            self._bm25.add(doc_id, section.terms, section.bigrams, weight)
             self._sections[doc_id] = (path, section)
             ids.append(doc_id)
         self._files[path] = _IndexedFile(digest, signature, analysis, ids)

@@ -49,7 +49,7 @@ async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict
             "of the question, not the whole conversation."
         )
     index = await knowledge_index(ctx)
-    hits = index.search(text, max(1, min(limit, MAX_RESULTS)))
+    hits = await index.query(text, max(1, min(limit, MAX_RESULTS)))
     result: dict[str, Any] = {
         "results": [
             {

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from bot.knowledge.synonyms import Vocabulary
 from bot.knowledge.terms import DocumentAnalysis
 from bot.knowledge.vocabulary import builtin_groups, parse_vocabulary
+from bot.worker import text_executor
 
 log = logging.getLogger(__name__)
 
@@ -20,25 +20,11 @@ T = TypeVar("T")
 # (text, fallback title) → analysis; injectable so tests can count tokenisations.
 Analyser = Callable[[str, str], DocumentAnalysis]
 
-_executor: ThreadPoolExecutor | None = None
-
-
-def _analysis_executor() -> ThreadPoolExecutor:
-    """One worker thread for tokenising, shared by every index in the process.
-
-    janome keeps a ~100 MB tokenizer per thread, so several workers would multiply that; one
-    worker also leaves the other core to the bot's event loop.
-    """
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-analyse")
-    return _executor
-
 
 async def run_in_worker(func: Callable[..., T], *args: Any) -> T:
     """Run other janome work (a note's terms, a ranking) on the same thread and tokenizer."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_analysis_executor(), func, *args)
+    return await loop.run_in_executor(text_executor(), func, *args)
 
 
 async def analyse_in_worker(
@@ -46,7 +32,7 @@ async def analyse_in_worker(
 ) -> list[DocumentAnalysis | None]:
     """Analyse (path, text) pairs on the worker thread; None for a file that failed."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_analysis_executor(), _analyse_batch, analyse, batch)
+    return await loop.run_in_executor(text_executor(), _analyse_batch, analyse, batch)
 
 
 def _analyse_batch(
@@ -65,7 +51,7 @@ def _analyse_batch(
 async def load_vocabulary(admin_file: Path | None) -> Vocabulary:
     """The built-in synonyms plus an admin's file, if any, tokenised on the worker thread."""
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_analysis_executor(), _build_vocabulary, admin_file)
+    return await loop.run_in_executor(text_executor(), _build_vocabulary, admin_file)
 
 
 def _build_vocabulary(admin_file: Path | None) -> Vocabulary:

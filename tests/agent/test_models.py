@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from sqlalchemy import select
 
+from bot.agent.llm import LLMClient
 from bot.agent.models import ModelChoice, UnknownModel
 from bot.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
+from bot.storage.agent import LLMCall
+from tests.agent.conftest import Rig, collect
+from tests.fakes.llm_server import text
 
 OFFERED = {"LLM_MODEL": "openai/gpt-4o-mini", "LLM_MODELS": "openai/gpt-4o, anthropic/claude-x"}
 
@@ -58,3 +63,18 @@ async def test_a_choice_the_operator_no_longer_offers_falls_back_to_llm_model(
     narrowed = models(database, clock, make_settings(LLM_MODEL="openai/gpt-4o-mini"))
 
     assert await narrowed.current(1) == "openai/gpt-4o-mini"
+
+
+async def test_runs_in_a_server_use_and_log_its_chosen_model(rig: Rig) -> None:
+    settings = rig.settings.model_copy(update={"llm_models": ["openai/other-model"]})
+    choice = ModelChoice(rig.database.sessions, rig.clock, settings)
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock, choice.current)
+    await choice.choose(1, "openai/other-model", user_id=7)
+    rig.llm.queue(text("別のモデルです"))
+
+    await collect(rig.agent.run(rig.request(), "やあ"))  # the rig's requests are in server 1
+
+    assert rig.llm.last_request.model == "other-model"
+    async with rig.database.sessions() as session:
+        (call,) = (await session.scalars(select(LLMCall))).all()
+    assert call.model == "openai/other-model"

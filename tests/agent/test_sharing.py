@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+from sqlalchemy import select
+
 from bot.agent import events as ev
 from bot.agent import messages as m
+from bot.agent.llm import LLMClient
 from bot.agent.shared import Shared, SharedFile, SharedMessage
+from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect
 from tests.fakes.llm_server import text
 
@@ -109,3 +113,21 @@ async def test_files_are_downloaded_concurrently(rig: Rig) -> None:
         )
 
     assert sorted(started) == ["a", "b"]
+
+
+async def test_logged_prompts_leave_the_image_data_out(rig: Rig) -> None:
+    settings = rig.settings.model_copy(
+        update={"llm_log_prompts": True, "llm_vision_models": ["openai/test-model"]}
+    )
+    rig.agent.settings = settings
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+    rig.llm.queue(text("猫です"))
+    picture = shared_file("cat.png", b"\x89PNG-not-really", "image/png")
+
+    await collect(rig.agent.run(rig.request(), "何？", shared=Shared(files=(picture,))))
+
+    assert rig.llm.last_request.messages[-1]["content"][1]["image_url"]["url"].startswith("data:")
+    async with rig.database.sessions() as session:
+        (call,) = (await session.scalars(select(LLMCall))).all()
+    assert call.prompt is not None
+    assert "(image data omitted)" in call.prompt and "base64" not in call.prompt

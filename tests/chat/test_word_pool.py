@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
+from bot.chat import word_pool as word_pool_module
 from bot.chat.word_pool import WordPool, decayed, load_topics
 from bot.clock import ManualClock
 from bot.settings import Settings
@@ -33,6 +35,26 @@ async def test_observing_buffers_words_without_touching_the_database(
     assert await pool.flush() == 2
     assert pool.pending == 0
     assert await stored_words(db) == {"ラーメン": 1.0, "餃子": 1.0}
+
+
+async def test_fed_messages_are_tokenised_on_the_text_worker_not_the_event_loop(
+    db: Database, clock: ManualClock, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[str] = []
+    real = word_pool_module.extract_words
+
+    def recording(text: str) -> list[str]:
+        threads.append(threading.current_thread().name)
+        return real(text)
+
+    monkeypatch.setattr(word_pool_module, "extract_words", recording)
+    pool = WordPool(db.sessions, clock, settings)
+    pool.feed("ラーメンと餃子を食べた", channel_id=1)
+    assert pool.pending == 0  # nothing tokenised yet: feed only queues
+    await pool.drain()
+
+    assert pool.pending == 2
+    assert threads and all(name.startswith("text-worker") for name in threads)
 
 
 async def test_buffered_words_already_count_in_recent_topics(

@@ -19,6 +19,8 @@ from tests.fakes.llm_server import ScriptedLLM
 READY_DELAY = 0.05
 # Longest a test waits for the bot to finish answering.
 IDLE_LIMIT = 15.0
+# Any event-loop step longer than this after start-up fails the test (bot/loop_watch.py).
+SLOW_STEP_MS = 100
 
 
 def bot_environment(
@@ -38,6 +40,7 @@ def bot_environment(
         "WEATHER_API_BASE": "http://127.0.0.1:9/v1",
         "GEOCODING_API_BASE": "http://127.0.0.1:9/v1",
         "LOG_LEVEL": "INFO",
+        "LOOP_SLOW_STEP_MS": str(SLOW_STEP_MS),
     }
     environ.update({k: str(v) for k, v in overrides.items()})
     return environ
@@ -125,7 +128,9 @@ async def running_bot(
     finally:
         if runner is not None and not runner.done():
             runner.cancel()
+        slow_steps = list(app.core.loop_watch.slow_steps) if app.core.loop_watch else []
         await app.close()
+    assert not slow_steps, f"event-loop steps over {SLOW_STEP_MS} ms after start-up: {slow_steps}"
 
 
 def custom_ids(message: Json) -> list[str]:

@@ -69,6 +69,7 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     assert "Running upgrade" in stderr  # migrations were applied at start
     assert "fake-bot-token" not in stderr and "test-key" not in stderr
     assert "Otomo stopped" in stderr
+    assert "Slow event-loop step:" not in stderr  # the watchdog the harness turns on
 
 
 @pytest.mark.parametrize(
@@ -82,6 +83,10 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
         (
             {"DISCORD_TOKEN": "x", "LLM_API_BASE": "not a url"},
             "LLM_API_BASE must be a URL starting with https://",
+        ),
+        (
+            {"DISCORD_TOKEN": "x", "DATABASE_URL": "postgresql://otomo:hunter2@db/otomo"},
+            "DATABASE_URL 'postgresql://otomo:***@db/otomo' is not an async SQLAlchemy URL",
         ),
     ],
 )
@@ -104,5 +109,6 @@ async def test_bad_settings_exit_2_with_a_sentence_not_a_traceback(
     message = stderr.decode()
     assert sentence in message
     assert "Traceback" not in message
+    assert "hunter2" not in message  # a password is never echoed
     assert len(message.strip().splitlines()) == 1
     assert stdout == b""

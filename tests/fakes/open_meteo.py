@@ -3,11 +3,13 @@
 The real aiohttp client reaches it through ``weather_api_base=fake.api_base`` and
 ``geocoding_api_base=fake.api_base``. Each test scripts the days it cares about with
 ``fake.set_day(date, DayWeather(...))``; other days are mild and dry. ``fake.fail_status = 500``
-makes every request fail, ``fake.hang = True`` makes every request wait until the server closes.
+makes every request fail, ``fake.hang = True`` makes every request wait until the server closes,
+``fake.hold()`` until ``fake.release()``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -115,6 +117,16 @@ class FakeOpenMeteo(LocalServer):
         self.fail_status: int | None = None
         self.hang = False
         self.requests: list[tuple[str, dict[str, str]]] = []
+        self._open = asyncio.Event()
+        self._open.set()
+
+    def hold(self) -> None:
+        """Keep every request waiting (recorded, unanswered) until `release()`."""
+        self._open.clear()
+
+    def release(self) -> None:
+        """Answer the held requests and every later one."""
+        self._open.set()
 
     # -- scripting and inspection ------------------------------------------------------------
 
@@ -142,6 +154,7 @@ class FakeOpenMeteo(LocalServer):
 
     async def _misbehave(self, request: web.Request) -> web.Response | None:
         self.requests.append((request.path, dict(request.query)))
+        await self._open.wait()
         if self.hang:
             await self._closing.wait()
         if self.fail_status is not None:

@@ -3,11 +3,13 @@
 The real ``tavily.AsyncTavilyClient`` reaches it with ``api_base_url=fake.url`` (the bot passes
 ``TAVILY_API_BASE``). Each test scripts answers per query with ``fake.answer_for(query, ...)``;
 other queries get two generic results. ``fake.fail_status = 401 | 429 | 500`` makes every request
-fail the way Tavily does, ``fake.hang = True`` makes every request wait until the server closes.
+fail the way Tavily does, ``fake.hang = True`` makes every request wait until the server closes,
+``fake.hold()`` until ``fake.release()``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -67,8 +69,19 @@ class FakeTavily(LocalServer):
     requests: list[dict[str, Any]] = field(default_factory=list)
     _scripts: dict[str, ScriptedSearch] = field(default_factory=dict)
 
+    _open: asyncio.Event = field(default_factory=asyncio.Event)
+
     def __post_init__(self) -> None:
         super().__init__()
+        self._open.set()
+
+    def hold(self) -> None:
+        """Keep every search waiting (recorded, unanswered) until `release()`."""
+        self._open.clear()
+
+    def release(self) -> None:
+        """Answer the held searches and every later one."""
+        self._open.set()
 
     def answer_for(self, query: str, results: list[FakeResult], answer: str | None = None) -> None:
         """Script the response to a query (matched exactly)."""
@@ -83,6 +96,7 @@ class FakeTavily(LocalServer):
     async def _search(self, request: web.Request) -> web.Response:
         body = json.loads(await request.text())
         self.requests.append(body)
+        await self._open.wait()
         if self.hang:
             await self._closing.wait()
         if request.headers.get("Authorization") != f"Bearer {self.api_key}":

@@ -1,0 +1,255 @@
+"""Start-up, reply latency and memory of the bot process, measured from outside.
+
+The bot runs as `make run` runs it (`python -m bot run`, a file SQLite database migrated at
+start) against the test fakes: the fake Discord and an instant scripted model. Printed:
+process start to ready (the first connection's start-up work done), the first reply after
+ready against the median of 15 warm replies, and the process's resident memory after 10 s
+idle, after the first reply and after 1,000 mentions from 200 members in 20 channels.
+
+Run `python bench/startup.py` (about a minute). Targets: ready <= 4 s; first reply <= 1.5 x
+the warm median; memory after the first reply <= 320 MB; after the 1,000 mentions within 10 %
+of that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.e2e.harness import bot_environment
+from tests.fakes.discord_server import (
+    GENERAL_CHANNEL_ID,
+    FakeChannel,
+    FakeDiscord,
+    FakeMember,
+    FakeUser,
+    World,
+)
+from tests.fakes.llm_server import ChatRequest, Reply, ScriptedLLM, text
+from tests.fakes.netguard import child_env
+
+PROJECT = Path(__file__).resolve().parents[1]
+READY_LINE = "Otomo is ready"
+TARGET_READY_S = 4.0
+TARGET_FIRST_FACTOR = 1.5
+TARGET_RSS_MB = 320.0
+TARGET_GROWTH = 0.10
+WARM_REPLIES = 15
+IDLE_SECONDS = 10.0
+FIRST_MEMBER = 1_300_000_000_000_200_000
+FIRST_CHANNEL = 1_300_000_000_000_300_000
+
+
+# Members who ask the first and the warm questions, apart from the traffic's (rate limit: 5/min).
+EXTRA_MEMBERS = 1 + WARM_REPLIES
+
+
+def _world(members: int, channels: int) -> World:
+    world = World.default()
+    for n in range(members + EXTRA_MEMBERS):
+        user_id = FIRST_MEMBER + n
+        world.users.append(FakeUser(user_id, f"member{n}", f"Member {n}"))
+        world.members.append(FakeMember(user_id, []))
+    for n in range(channels):
+        world.channels.append(FakeChannel(FIRST_CHANNEL + n, f"room-{n}", position=10 + n))
+    return world
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _answer(request: ChatRequest) -> Reply:
+    # Summaries and tips are asked for too; any short text serves them.
+    return text(f"はい、{request.number}番目のお返事です。")
+
+
+class BotProcess:
+    """`python -m bot run` with its stderr read line by line."""
+
+    def __init__(self, environ: dict[str, str], cwd: Path) -> None:
+        self.environ = environ
+        self.cwd = cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.lines: list[str] = []
+        self.ready = asyncio.Event()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            cwd=self.cwd,
+            env=self.environ,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        while line := await self.process.stderr.readline():
+            decoded = line.decode(errors="replace").rstrip()
+            self.lines.append(decoded)
+            if READY_LINE in decoded:
+                self.ready.set()
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    async def stop(self) -> int:
+        assert self.process is not None
+        if self.process.returncode is None:
+            self.process.terminate()
+        code = await asyncio.wait_for(self.process.wait(), 60)
+        if self._reader is not None:
+            await self._reader
+        return code
+
+
+async def _ask(fake: FakeDiscord, channel_id: int, user_id: int, words: str) -> float:
+    """Mention the bot; seconds until its reply to that mention is posted."""
+    started = time.perf_counter()
+    sent = await fake.send_user_message(channel_id, user_id, words, mention_bot=True)
+    await fake.wait_for_message(
+        channel_id,
+        lambda m: (m.get("message_reference") or {}).get("message_id") == sent["id"],
+        timeout=60,
+        after=int(sent["id"]),
+    )
+    return time.perf_counter() - started
+
+
+async def _member_traffic(fake: FakeDiscord, user_id: int, channels: list[int], count: int) -> None:
+    for n in range(count):
+        channel = channels[(user_id + n) % len(channels)]
+        await _ask(fake, channel, user_id, f"暇だなー、{n}回目の雑談です")
+
+
+async def bench(members: int, mentions: int, channel_count: int) -> int:
+    world = _world(members, channel_count)
+    channels = [FIRST_CHANNEL + n for n in range(channel_count)]
+    member_ids = [FIRST_MEMBER + n for n in range(members)]
+    askers = [FIRST_MEMBER + members + n for n in range(EXTRA_MEMBERS)]
+    failures: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="otomo-startup-") as folder:
+        tmp = Path(folder)
+        (tmp / "knowledge_base").mkdir()
+        (tmp / "knowledge_base" / "faq.md").write_text(
+            "# よくある質問\n\n## 参加方法\n\n自己紹介チャンネルで挨拶してください。\n",
+            encoding="utf-8",
+        )
+        async with FakeDiscord(world) as fake, ScriptedLLM() as llm:
+            llm.rule = _answer
+            base = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG"}}
+            base.update(bot_environment(fake, llm, tmp))
+            base["DATABASE_URL"] = f"sqlite+aiosqlite:///{tmp / 'otomo.db'}"
+            bot = BotProcess(child_env(base), tmp)
+            started = time.perf_counter()
+            await bot.start()
+            try:
+                await asyncio.wait_for(bot.ready.wait(), 60)
+            except TimeoutError:
+                print("\n".join(bot.lines[-30:]))
+                await bot.stop()
+                return 1
+            ready_s = time.perf_counter() - started
+            await asyncio.sleep(IDLE_SECONDS)
+            idle_mb = _rss_mb(bot.pid)
+
+            first_s = await _ask(fake, GENERAL_CHANNEL_ID, askers[0], "こんにちは、元気？")
+            await asyncio.sleep(0.5)
+            first_mb = _rss_mb(bot.pid)
+            warm = [
+                await _ask(fake, channels[n % len(channels)], askers[1 + n], "暇だなー")
+                for n in range(WARM_REPLIES)
+            ]
+            warm_median = statistics.median(warm)
+
+            per_member, extra = divmod(mentions, members)
+            traffic_started = time.perf_counter()
+            await asyncio.gather(
+                *(
+                    _member_traffic(fake, uid, channels, per_member + (1 if n < extra else 0))
+                    for n, uid in enumerate(member_ids)
+                )
+            )
+            traffic_s = time.perf_counter() - traffic_started
+            await asyncio.sleep(2.0)
+            after_mb = _rss_mb(bot.pid)
+            code = await bot.stop()
+            if code != 0:
+                failures.append(f"bot exited with {code}")
+            refusals = sum(
+                1
+                for channel in channels
+                for m in fake.messages(channel)
+                if m["author"]["id"] == str(world.bot.id) and "お返事" not in m["content"]
+            )
+
+    growth = (after_mb - first_mb) / first_mb
+    checks: list[tuple[str, bool]] = [
+        (
+            f"start to ready:            {ready_s:6.2f} s   target <= {TARGET_READY_S:.0f} s",
+            (ready_s <= TARGET_READY_S),
+        ),
+        (
+            f"first reply after ready:   {first_s * 1000:6.0f} ms  target <= "
+            f"{TARGET_FIRST_FACTOR} x warm median ({TARGET_FIRST_FACTOR * warm_median * 1000:.0f}"
+            " ms)",
+            first_s <= TARGET_FIRST_FACTOR * warm_median,
+        ),
+        (f"warm reply, median of {WARM_REPLIES}:  {warm_median * 1000:6.0f} ms", True),
+        (f"RSS after {IDLE_SECONDS:.0f} s idle:        {idle_mb:6.0f} MB", True),
+        (
+            f"RSS after first reply:     {first_mb:6.0f} MB  target <= {TARGET_RSS_MB:.0f} MB",
+            first_mb <= TARGET_RSS_MB,
+        ),
+        (
+            f"RSS after {mentions} mentions:   {after_mb:6.0f} MB  ({growth:+.1%}) target within "
+            f"{TARGET_GROWTH:.0%} of the first reply's",
+            abs(growth) <= TARGET_GROWTH,
+        ),
+    ]
+    print(f"Otomo start-up and footprint ({members} members, {channel_count} channels)")
+    for line, ok in checks:
+        print(f"  {line}{'' if ok and 'target' not in line else (': ok' if ok else ': MISSED')}")
+    print(
+        f"  {mentions} mentions from {members} members answered in {traffic_s:.1f} s "
+        f"({refusals} refusals)"
+    )
+    slow = [line for line in bot.lines if "Slow event-loop step:" in line]
+    print(f"  event-loop steps over 100 ms after ready: {len(slow)}")
+    for line in slow[:5]:
+        print(f"    {line[:300]}")
+    for failure in failures:
+        print(f"  {failure}")
+    return 0 if all(ok for _, ok in checks) and not failures else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=200)
+    parser.add_argument("--mentions", type=int, default=1000)
+    parser.add_argument("--channels", type=int, default=20)
+    args = parser.parse_args(argv)
+    return asyncio.run(bench(args.members, args.mentions, args.channels))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -226,6 +226,11 @@ async def run(files: int, show_misses: bool, seed: int) -> None:
 
         _report("character-bigram BM25 (baseline)", bigram_baseline(CORPUS), questions, False)
         _report("Otomo", otomo, questions, show_misses)
+        intros = 0
+        for question in questions:
+            top = index.search(question.text, 1)
+            intros += bool(top) and top[0].heading == top[0].title and len(top[0].text) <= 160
+        print(f"  top section is a file's short intro for {intros} of {len(questions)} questions")
         _verdicts(otomo, questions)
     if files:
         await _latency(files, questions, seed)

@@ -108,7 +108,8 @@ class Console:
                 self._write(f"\n  🔧 {name} …\n")
             case ev.ApprovalRequired():
                 arguments = json.dumps(event.arguments, ensure_ascii=False)
-                self._write(f"  🔐 {event.name} {arguments}\n")
+                provider = f" (provided by {event.source})" if event.source else ""
+                self._write(f"  🔐 {event.name}{provider} {arguments}\n")
                 decision = await self._ask()
                 reason = None
                 if decision == Decision.REJECT:

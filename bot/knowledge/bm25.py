@@ -30,11 +30,9 @@ class Scored:
 class BM25Index:
     """Term → {document → weighted term frequency}, with lengths for the length normalisation."""
 
-    def __init__(self, k1: float = K1, b: float = B, *, min_length_share: float = 0.0) -> None:
+    def __init__(self, k1: float = K1, b: float = B) -> None:
         self.k1 = k1
         self.b = b
-        # Lengths below this share of the average count as that share in the normalisation.
-        self.min_length_share = min_length_share
         self._postings: dict[str, dict[int, float]] = {}
         self._terms: dict[int, Mapping[str, float]] = {}
         self._lengths: dict[int, float] = {}
@@ -90,10 +88,8 @@ class BM25Index:
             average = self._total_length / len(self._lengths) if self._lengths else 1.0
             average = average or 1.0
             k1, b = self.k1, self.b
-            floor = self.min_length_share * average
             self._norms = {
-                doc: k1 * (1.0 - b + b * max(length, floor) / average)
-                for doc, length in self._lengths.items()
+                doc: k1 * (1.0 - b + b * length / average) for doc, length in self._lengths.items()
             }
         return self._norms
 

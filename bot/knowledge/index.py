@@ -15,7 +15,7 @@ from bot.clock import Clock
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
 from bot.knowledge.query import QueryPlan, plan_query
-from bot.knowledge.ranking import FusedIndex
+from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.snippets import make_snippet
 from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
@@ -312,7 +312,8 @@ class KnowledgeIndex:
         for section in analysis.sections:
             doc_id = self._next_id
             self._next_id += 1
-            self._bm25.add(doc_id, section.terms, section.bigrams)
+            weight = section_weight(analysis, section)
+            self._bm25.add(doc_id, section.terms, section.bigrams, weight)
             self._sections[doc_id] = (path, section)
             ids.append(doc_id)
         self._files[path] = _IndexedFile(digest, signature, analysis, ids)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from bot.knowledge.terms import search_terms
+from bot.knowledge.terms import expand_contractions, search_terms
 from bot.knowledge.vocabulary import Group, builtin_groups
 from bot.text import normalize
 
@@ -78,7 +78,7 @@ class Vocabulary:
 
     def find_phrases(self, text: str) -> tuple[list[Phrase], str]:
         """The vocabulary words written in text, and text with them blanked out."""
-        normalised = normalize(text)
+        normalised = normalize(expand_contractions(text))
         if self._matcher is None:
             return [], normalised
         found: list[Phrase] = []

@@ -13,7 +13,7 @@ from bot.knowledge.vocabulary import ENGLISH_STOP_WORDS, JAPANESE_STOP_WORDS
 from bot.text import content_terms, katakana_to_hiragana, normalize
 
 # Bump when terms or weights change: cached analyses of another version are re-tokenised.
-ANALYZER_VERSION = 2
+ANALYZER_VERSION = 3
 # A term in the file title, a tag or the section's heading path counts as this many mentions.
 FIELD_WEIGHT = 3
 
@@ -21,9 +21,10 @@ _ASCII = re.compile(r"[a-z0-9][a-z0-9_'+-]*")
 _KATAKANA_RUN = re.compile(r"[ァ-ヺー]{2,}")
 # "DMs", "URLs", "VCs": the plural of an acronym, which the stemmer cannot tell from a word.
 _ACRONYM_PLURAL = re.compile(r"\b([A-Z]{2,})s\b")
-# "isn't", "I'm", "we'll": the clitic would otherwise survive as a one-letter term.
-_CONTRACTION = re.compile(r"(?i)(?<=[a-z])(?:n't|'s|'re|'m|'ll|'ve|'d)\b")
-_CANNOT = re.compile(r"(?i)\bcan't\b")
+# "isn't", "I'm", "we'll": the clitic would otherwise survive as a one-letter term, and "isn't
+# working" must still read as the phrase "not working".
+_NEGATION = re.compile(r"(?i)\b(can|won)'t\b|(?<=[a-z])n't\b")
+_CLITIC = re.compile(r"(?i)(?<=[a-z])'(?:s|re|m|ll|ve|d)\b")
 
 
 def stem(word: str) -> str:
@@ -45,10 +46,18 @@ def stem(word: str) -> str:
     return word
 
 
+def expand_contractions(text: str) -> str:
+    """English contractions spelt out: "isn't" → "is not", "can't" → "can not", "I'm" → "I"."""
+    text = _NEGATION.sub(
+        lambda m: {"can": "can", "won": "will"}.get((m.group(1) or "").lower(), "") + " not",
+        text.replace("’", "'"),
+    )
+    return _CLITIC.sub("", text)
+
+
 def terms_and_runs(text: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
     """Search terms of text, and each whole katakana run added with the pieces janome cut it in."""
-    text = _ACRONYM_PLURAL.sub(r"\1", text.replace("’", "'"))
-    text = _CONTRACTION.sub("", _CANNOT.sub("can", text))
+    text = _ACRONYM_PLURAL.sub(r"\1", expand_contractions(text))
     terms: list[str] = []
     for term in content_terms(text):
         if _ASCII.fullmatch(term):
@@ -144,13 +153,16 @@ class DocumentAnalysis:
 def analyse_document(text: str, fallback_title: str) -> DocumentAnalysis:
     """Parse and tokenise one file (the slow part: janome reads ~30-70k characters a second)."""
     parsed = parse_document(text, fallback_title)
-    document_fields = set(search_terms(" ".join((parsed.title, *parsed.tags))))
-    heading_cache: dict[tuple[str, ...], set[str]] = {}
+    document_fields = list(dict.fromkeys(search_terms(" ".join((parsed.title, *parsed.tags)))))
+    heading_cache: dict[tuple[str, ...], list[str]] = {}
     sections: list[AnalysedSection] = []
     for section in parsed.sections:
         fields = heading_cache.get(section.heading_path)
         if fields is None:
-            fields = document_fields | set(search_terms(" ".join(section.heading_path)))
+            # The section's own headings count on top of the title's words they repeat (配信・
+            # 画面共有 > 画面共有のしかた), so the answering section beats its file's intro.
+            own = " ".join(h for h in section.heading_path if h != parsed.title)
+            fields = document_fields + list(dict.fromkeys(search_terms(own)))
             heading_cache[section.heading_path] = fields
         body = search_terms(section.text)
         counts = Counter(body)

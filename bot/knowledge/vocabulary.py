@@ -18,7 +18,7 @@ he her here him his how i if in into is it its itself just let like me more most
 need no nor not now of off on once only or other our out over own please same she should so
 some such tell than that the their them then there these they this those to too us very want
 was we were what when where which while who whom why will with would you your
-anyone someone something anything everyone okay ok
+anyone someone something anything okay ok
 """
 # Verbs and words janome keeps as content words that appear in nearly every Japanese text or
 # question (する, ある, 教える, 仕方 …) without saying what it is about, and the question words

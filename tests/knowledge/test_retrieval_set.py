@@ -95,3 +95,18 @@ def test_held_out_english_questions_find_their_japanese_file_first_70_percent_of
 
     assert len(english) >= 5
     assert _share(_ranks(community, english), 1) >= 0.70
+
+
+@pytest.mark.parametrize(
+    ("question", "heading"),
+    [
+        ("XPってどうやって貯まるの", "レベルと経験値 > 経験値のたまり方"),
+        ("ゲーム大会っていつやってる？", "ゲームナイト > 開催日時"),
+        ("鯖の誕生日いつ？", "サーバー周年記念 > 開催時期"),
+        ("画面共有のやり方", "配信・画面共有 > 画面共有のしかた"),
+    ],
+)
+def test_the_answering_section_comes_before_the_files_one_line_intro(
+    community: KnowledgeIndex, question: str, heading: str
+) -> None:
+    assert community.search(question, 1)[0].heading == heading

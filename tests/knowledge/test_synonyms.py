@@ -142,3 +142,9 @@ async def test_an_admin_vocabulary_file_removed_leaves_the_built_in_one(
 
     assert index.search("にゃんこ会", 1) == []
     assert index.search("鯖に入ったら何する？", 1)[0].heading.endswith("参加のしかた")
+
+
+def test_a_contraction_still_reads_as_the_phrase_it_spells() -> None:
+    phrases, _ = builtin_vocabulary().find_phrases("my mic isn't working")
+
+    assert "not working" in [p.surface for p in phrases]

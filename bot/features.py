@@ -33,7 +33,6 @@ from bot.knowledge import (
     web_tools,
 )
 from bot.knowledge.tools import NoteSearch
-from bot.knowledge.worker import run_in_worker
 from bot.notes import NOTE_TOOLS, NOTES_INSTRUCTIONS, Notebook
 from bot.notes.context import notes_context
 from bot.reminders.buttons import ReminderButtons
@@ -43,6 +42,7 @@ from bot.reminders.tools import reminder_tools
 from bot.settings import Settings
 from bot.storage import Database
 from bot.weather import WeatherService, weather_instructions, weather_tools
+from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def build_features(
             await asyncio.to_thread(persona_text, settings),
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
             await tips.pick_tip_topic(topics),
-            mention_topic=await run_in_worker(mention_topic, prompt.text),
+            mention_topic=await in_worker(mention_topic, prompt.text),
         )
 
     parts.add_section(router.CHAT, chat_section)

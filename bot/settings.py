@@ -96,7 +96,7 @@ class Settings(ExternalToolSettings):
     max_input_chars: int = Field(2000, ge=10, le=20000, alias="MAX_INPUT_CHARS")
     max_files_per_message: int = Field(5, ge=0, le=50, alias="MAX_FILES_PER_MESSAGE")
     max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
-    max_image_bytes: int = Field(5_000_000, ge=10_000, le=5 * 10**7, alias="MAX_IMAGE_BYTES")
+    max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
 
     # LLM

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.agent.file_types import IMAGE_EXTENSIONS, IMAGE_TYPES, classify, decode_text
+from bot.agent.images import fit_image
 from bot.agent.messages import Message, UserMessage
 from bot.agent.parts import FilePart, QuotePart
 from bot.agent.shared import Shared, SharedFile, SharedMessage
@@ -174,8 +175,17 @@ class _Reader:
         media = (shared.content_type or "").split(";")[0].strip().lower()
         if media not in IMAGE_TYPES:
             media = IMAGE_EXTENSIONS.get(PurePosixPath(shared.name.lower()).suffix, "image/png")
-        encoded = await asyncio.to_thread(base64.b64encode, data)
-        self.result.images[shared.key] = f"data:{media};base64,{encoded.decode('ascii')}"
+        fitted = await asyncio.to_thread(fit_image, data, media)
+        if fitted is None:
+            self.warn(
+                f"{shared.name} は縮めても大きすぎて送れませんでした。小さめの画像でお願いします。"
+                f"/ {shared.name} stays too large even scaled down: send a "
+                "smaller picture or a screenshot of the part that matters."
+            )
+            return FilePart(name=shared.name, kind="skipped", note="too large to send")
+        encoded = await asyncio.to_thread(base64.b64encode, fitted.data)
+        url = f"data:{fitted.media_type};base64,{encoded.decode('ascii')}"
+        self.result.images[shared.key] = url
         return FilePart(name=shared.name, kind="image", image_key=shared.key)
 
     def finish(self) -> Prepared:

@@ -91,7 +91,8 @@ def describe_usage(report: UsageReport, tz: tzinfo) -> str:
     purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
     zone = getattr(tz, "key", str(tz))
     return (
-        f"📊 **モデルの利用状況 / Model usage** — {len(report.days)} 日 / days ({zone})\n"
+        f"📊 **モデルの利用状況（ボット全体）/ Model usage (whole bot)** — {len(report.days)} 日 / "
+        f"days ({zone})\n"
         "```\n" + "\n".join(rows) + "\n```" + (f"\n用途 / purposes: {purposes}" if purposes else "")
     )
 

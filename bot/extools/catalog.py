@@ -71,7 +71,7 @@ class ExternalTools:
                 "name", f"name {registration.name!r} is taken by a built-in tool", status=409
             )
         row = await self.store.save(registration)
-        self._reconcile([*await self.store.all()])
+        self._reconcile(await self.store.all())
         log.info("Registered external tool %s from %s", row.name, row.source)
         return row
 

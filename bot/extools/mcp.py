@@ -13,7 +13,7 @@ from typing import Any
 import httpx2
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import REQUEST_TIMEOUT, CallToolResult, TextContent
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
 from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
@@ -111,18 +111,20 @@ class MCPServers:
             if not connection.tools:
                 found.append(
                     ToolStatus(
-                        f"mcp.{config.name}.*",
-                        source,
-                        "mcp",
-                        config.handlers,
-                        None,
-                        False,
-                        False,
-                        connection.last_error or "not connected",
+                        name=f"mcp.{config.name}.*",
+                        source=source,
+                        kind="mcp",
+                        handlers=config.handlers,
+                        guild_id=None,
+                        available=False,
+                        disabled=False,
+                        detail=connection.last_error or "not connected",
                     )
                 )
-            for exposed in sorted(connection.tools):
-                found.append(ToolStatus(exposed, source, "mcp", config.handlers, None, True, False))
+            found.extend(
+                ToolStatus(exposed, source, "mcp", config.handlers, None, True, False)
+                for exposed in sorted(connection.tools)
+            )
         return found
 
     @asynccontextmanager
@@ -247,6 +249,11 @@ class MCPServers:
             try:
                 result = await client.call_tool(original, arguments, read_timeout_seconds=timeout)
             except MCPError as exc:
+                if exc.code == REQUEST_TIMEOUT:
+                    raise ToolError(
+                        f"{exposed} did not answer within {timeout:g} seconds; it may still be "
+                        "working. Tell the user it timed out rather than calling it again at once."
+                    ) from None
                 raise ToolError(f"{exposed} failed: {exc.error.message}") from None
             except Exception as exc:
                 connection.broken.set()

@@ -123,7 +123,7 @@ SIGNALS: tuple[Cue, ...] = (
         regex=r"[?？]|かな|かしら|(何|なに)(の日|が|を|する|時)|"
         r"(か|かね|の|は|には|どう|どんな感じ|いる|いける|平気|大丈夫|べき|そう|っぽい|かも)\s*$|"
         r"^(will|is|are|do|does|did|should|can|could|any|hows|how's|gonna|would|whats|what's|what|"
-        r"which|how|when|where|who|why)(?![a-z])|(?<![a-z])(is|will)\s+it(?![a-z])|"
+        r"which|how|when|where|who|why)(?![a-z'])|(?<![a-z])(is|will)\s+it(?![a-z])|"
         r"(?<![a-z])or(?![a-z])",
     ),
     cue(
@@ -131,13 +131,14 @@ SIGNALS: tuple[Cue, ...] = (
         REQUEST,
         regex=r"[ぁ-ゖ一-龥]て(ね|ー|〜|よ|や)?\s*$|(とい|ておい|てて)て?|"
         r"て(くれ|ほしい|ください|ちょうだい|もらえ)|ちょうだい|お願い|おねがい|よろしく|よろ|頼む|たのむ|"
-        r"ほしい|せっと|(?<![a-z])(please|pls|plz|can\s+you|could\s+you|can\s+u)(?![a-z])|"
+        r"ほしい|せっと|(?<![a-z])(please|pls|plz|can\s+you|could\s+you|can\s+u|can\s+i\s+(get|have)|"
+        r"i\s+need|need\s+an?)(?![a-z])|"
         r"^(set|start|wake|remind|put|add|give|ping|nudge|poke|alert|notify|tell|make)(?![a-z])",
     ),
     cue(
         "knowledge",
         KNOWLEDGE,
-        regex=r"なんで|なぜ|どうして|どうやって|どうやったら|方法|(?<!夕)(?<!両)方(\s*$|は|を|って|が|教え|おしえ|知りたい)|とは|って(何|なに)(?=\s*$|[?？]|だ|です|なの)|英語|英訳|日本語で|翻訳|"
+        regex=r"なんで|なぜ|どうして|どうやって|どうやったら|方法|(?<!夕)(?<!両)方(\s*$|は|を|って|が|教え|おしえ|知りたい)|とは|どう決め|仕組み|どのように|由来|って(何|なに)(?=\s*$|[?？]|だ|です|なの)|英語|英訳|日本語で|翻訳|"
         r"意味|誰|だれ|どこ(?!か)|何色|なんていう|なんて言う|英語で|調べて|って本当|本当に|ほんとに(いる|ある)|"
         r"^(why|who|where)(?![a-z])|is\s+it\s+true|(?<![a-z])(translate|in\s+english|in\s+japanese)(?![a-z])|(?<![a-z])(explain|search|look\s+up)(?![a-z])|"
         r"^what\s+(is|are|does|causes|makes)(?![a-z])|how\s+come|違い|(?<![a-z])(difference|meaning)(?![a-z])|how\s+(do|does|did|can|to)(?![a-z])|(do|did)\s+you\s+remember|"
@@ -156,12 +157,12 @@ SIGNALS: tuple[Cue, ...] = (
         FEELING,
         regex=r"好き|嫌い|きらい|やだ|いやだ|最高|最悪|気持ちいい|きれい|綺麗|つらい|辛い|うれしい|嬉しい|"
         r"すご(い|かった)|やばかった|かゆい|すぎ|溶け|って感じ|(ね|よね|(?<!か)なー|(?<!か)なぁ|わ|やつ|あるある)\s*$|[ー〜~]\s*$|"
-        r"(?<![a-z])(ugh|love|hate|yay|lol|lmao|haha|so\s+(hot|cold|weird|nice|good|bad|pretty))(?![a-z])|!!",
+        r"(?<![a-z])(ugh|love|hate|can'?t\s+stand|yay|lol|lmao|haha|so\s+(hot|cold|weird|nice|good|bad|pretty))(?![a-z])|!!",
     ),
     cue(
         "title",
         TITLE,
-        regex=r"「|『|映画|曲|歌|あにめ|どらま|からおけ|名作|主題歌|監督|見た|観た|見て|観て|聴|聞きながら|"
+        regex=r"「|『|映画|曲|歌|天気の子|雪の女王|ラスト|結末|最終回|ネタバレ|主人公|あにめ|どらま|からおけ|名作|主題歌|監督|見た|観た|見て|観て|聴|聞きながら|"
         r"(?<![a-z])(movie|song|film|album|listening|listen\s+to|watching|rewatching|watched|seen|"
         r"directed|sang|sung)(?![a-z])",
     ),

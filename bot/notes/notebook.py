@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.knowledge.worker import run_in_worker
+from bot.notes.candidates import CandidateCache
 from bot.notes.search import note_terms, rank_notes
 from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 from bot.storage.notes import NOTE_TITLE_CHARS, Note
@@ -49,6 +50,7 @@ class Notebook:
     def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
         self._sessions = sessions
         self._clock = clock
+        self._candidates = CandidateCache()
 
     async def write(
         self,
@@ -138,16 +140,8 @@ class Notebook:
 
     async def search(self, guild_id: int, query: str, limit: int = 5) -> list[NoteHit]:
         """The server's notes that best match a question, best first."""
-        # Plain columns, not ORM objects: building 1,000 entities would hold the event loop.
         async with self._sessions() as session:
-            candidates = [
-                (note_id, f"{title}\n{body}", terms)
-                for note_id, title, body, terms in await session.execute(
-                    select(Note.id, Note.title, Note.body, Note.terms).where(
-                        Note.guild_id == guild_id
-                    )
-                )
-            ]
+            candidates = await self._candidates.candidates(session, guild_id)
         if not candidates:
             return []
         ranked = await run_in_worker(rank_notes, query, candidates, limit)

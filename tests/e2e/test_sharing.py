@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import base64
+import io
 from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, TARO_ID, FakeDiscord
@@ -174,3 +176,18 @@ async def test_too_large_binary_and_extra_files_are_refused_with_sentences(
         assert '<file name="short.txt">\n短いメモ\n</file>' in content
         assert "[添付: server.log] (not shown to you: larger than 1 KB)" in content
         assert len(fake.cdn_downloads) == 1 and fake.cdn_downloads[0].endswith("/short.txt")
+
+
+async def test_a_large_photo_reaches_the_model_scaled_down(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    photo = io.BytesIO()
+    Image.new("RGB", (4000, 3000), (30, 120, 200)).save(photo, "JPEG")
+    llm.queue(text("青い空ですね。"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, LLM_MODEL="openai/gpt-4o-mini") as otomo:
+        await otomo.ask("どう？", attachments=[("sky.jpg", photo.getvalue(), "image/jpeg")])
+
+        url = llm.last_request.messages[-1]["content"][1]["image_url"]["url"]
+        assert url.startswith("data:image/jpeg;base64,")
+        sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+        assert sent.size == (2048, 1536)

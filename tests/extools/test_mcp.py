@@ -50,7 +50,7 @@ async def test_a_servers_tools_are_offered_under_the_name_rule_with_approval(
 ) -> None:
     _, registry, _ = dice
 
-    assert registry.names() == ["mcp.dice.fail_now", "mcp.dice.roll"]
+    assert registry.names() == ["mcp.dice.fail_now", "mcp.dice.roll", "mcp.dice.wait"]
     roll = registry.get("mcp.dice.roll")
     assert roll is not None
     assert roll.source == "mcp:dice" and roll.requires_approval
@@ -73,6 +73,32 @@ async def test_a_call_returns_the_servers_result_and_an_error_is_a_sentence(
     assert failed.is_error
     assert "mcp.dice.fail_now reported an error" in failed.output
     assert "fell off the table" in failed.output
+
+
+async def test_a_call_slower_than_the_timeout_is_a_sentence_and_the_server_stays(
+    tmp_path: Path, rig: Rig
+) -> None:
+    registry = ToolRegistry()
+    servers = MCPServers(
+        [MCPServerConfig("slow", command=sys.executable, args=(str(SERVER),))],
+        registry,
+        handler_names=HANDLERS,
+        trusted_sources=frozenset(),
+        timeout=0.5,
+    )
+    servers.start()
+    try:
+        await asyncio.wait_for(servers.connected.wait(), 30)
+        wait, roll = registry.get("mcp.slow.wait"), registry.get("mcp.slow.roll")
+        assert wait is not None and roll is not None
+        waited = await execute(wait, rig.context(), {"seconds": 5})
+        rolled = await execute(roll, rig.context(), {"sides": 3})
+    finally:
+        await servers.stop()
+
+    assert waited.is_error
+    assert "mcp.slow.wait did not answer within 0.5 seconds" in waited.output
+    assert rolled.is_error is False
 
 
 async def test_a_server_that_cannot_start_is_listed_with_why_and_the_rest_works(

@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -21,6 +22,13 @@ server = MCPServer("dice")
 def roll(sides: int, times: int = 1) -> dict[str, object]:
     """Roll a die with the given number of sides; deterministic for tests (always the top)."""
     return {"rolls": [sides] * times, "total": sides * times, "pid": os.getpid()}
+
+
+@server.tool()
+async def wait(seconds: float) -> str:
+    """Take a while (to show a timeout)."""
+    await anyio.sleep(seconds)
+    return "done"
 
 
 @server.tool(name="fail/now")

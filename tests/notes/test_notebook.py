@@ -9,6 +9,7 @@ import pytest
 from bot.clock import ManualClock
 from bot.notes import NOTE_MAX_CHARS, NoteAuthor, Notebook, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE
+from bot.storage import Database
 from tests.notes.conftest import CHANNEL, GUILD, HANA, OTHER_GUILD, TARO
 
 hana = NoteAuthor(HANA, "hana")
@@ -108,3 +109,19 @@ async def test_only_the_author_or_an_admin_may_rewrite_or_delete(
     await notebook.delete(GUILD, note.id, hana)
     with pytest.raises(NoteError):
         await notebook.get(GUILD, note.id)
+
+
+async def test_a_search_sees_notes_another_process_wrote_edited_or_deleted(
+    notebook: Notebook, database: Database, clock: ManualClock
+) -> None:
+    other = Notebook(database.sessions, clock)  # another bot process on the same database
+    note = await other.write(GUILD, CHANNEL, hana, "集合は8時", "旅行の集合")
+    assert [h.note.id for h in await notebook.search(GUILD, "旅行")] == [note.id]
+
+    added = await other.write(GUILD, CHANNEL, taro, "旅行の予算は一人1万円", "予算")
+    assert {h.note.id for h in await notebook.search(GUILD, "旅行")} == {note.id, added.id}
+    clock.advance(timedelta(minutes=1))
+    await other.rewrite(GUILD, added.id, taro, "合宿の予算は一人1万円", "予算")
+    assert [h.note.id for h in await notebook.search(GUILD, "旅行")] == [note.id]
+    await other.delete(GUILD, note.id, hana)
+    assert await notebook.search(GUILD, "旅行") == []

@@ -136,6 +136,18 @@ async def test_the_runner_waits_for_the_bot_registers_again_when_lost_and_clears
             runner.cancel()
 
 
+async def test_stopping_while_the_bot_is_down_ends_the_runner(bot_port: int) -> None:
+    plugin = Plugin("dice", [llm_tool(roll)], bot_url=f"http://127.0.0.1:{bot_port}", token=TOKEN)
+    stop = asyncio.Event()
+    runner = asyncio.create_task(plugin.serve(stop))
+    await asyncio.sleep(0.2)  # it is retrying the registration now
+
+    stop.set()
+
+    await asyncio.wait_for(runner, 10)
+    assert plugin.registrations == 0
+
+
 async def test_a_wrong_token_stops_the_runner_with_a_sentence(
     database: Database, clock: ManualClock, bot_port: int
 ) -> None:

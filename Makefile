@@ -1,5 +1,6 @@
 # Two commands for a newcomer: `make run` and `make test`. Both create .venv when it is missing
-# and reinstall only when pyproject.toml changed (the stamp file tracks it).
+# and reinstall only when pyproject.toml changed (the stamp file tracks it). Tests run on SQLite and
+# PostgreSQL, so the PostgreSQL driver is installed with the test tools.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
 	@touch $(STAMP)
 
 run: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 from collections.abc import Mapping
@@ -209,6 +210,11 @@ class Settings(ExternalToolSettings):
             raise ValueError(
                 f"DATABASE_URL {mask_url_password(value)!r} is not an async SQLAlchemy URL: use "
                 "sqlite+aiosqlite:///data/otomo.db or postgresql+asyncpg://user:pass@host/db"
+            )
+        if value.startswith("postgresql+asyncpg") and importlib.util.find_spec("asyncpg") is None:
+            raise ValueError(
+                "DATABASE_URL uses PostgreSQL but its driver is not installed: "
+                "run pip install -e '.[postgres]'"
             )
         return value
 

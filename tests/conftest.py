@@ -1,9 +1,10 @@
-"""Shared fixtures: the network guard, settings built from a dict, a manual clock, databases."""
+"""Shared fixtures: the network guard, settings built from a dict, a manual clock; databases
+(both engines) come from tests/databases.py."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,10 +16,8 @@ os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 from bot.clock import ManualClock
 from bot.settings import Settings, load_settings
-from bot.storage import Database, create_database
-from bot.storage.models import metadata
 
-pytest_plugins = ["tests.fakes.netguard_plugin"]
+pytest_plugins = ["tests.fakes.netguard_plugin", "tests.databases"]
 
 # A Sunday evening in Tokyo, away from any DST edge.
 START = datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
@@ -39,13 +38,3 @@ def make_settings() -> Callable[..., Settings]:
         return load_settings(environ=environ, env_file=None)
 
     return build
-
-
-@pytest.fixture
-async def database() -> AsyncIterator[Database]:
-    """An in-memory SQLite database with every table created from the models."""
-    db = create_database("sqlite+aiosqlite://")
-    async with db.engine.begin() as connection:
-        await connection.run_sync(metadata.create_all)
-    yield db
-    await db.dispose()

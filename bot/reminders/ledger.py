@@ -65,9 +65,11 @@ class DeliveryLedger:
             Reminder.next_attempt_at <= now,
             or_(Reminder.lease_until.is_(None), Reminder.lease_until <= now),
         )
+        # Ids first, then the update: as one UPDATE … WHERE id IN (SELECT … LIMIT n) PostgreSQL
+        # may re-run the subquery per row when statistics are stale and claim far more than n.
         # SKIP LOCKED lets PostgreSQL workers take disjoint batches; SQLite ignores it and
-        # serialises writers instead. The outer condition repeats `due` so a row claimed by
-        # someone else between the subquery and the update is left alone.
+        # serialises writers instead. The update repeats `due` so a row claimed by someone else
+        # meanwhile is left alone.
         candidates = (
             select(Reminder.id)
             .where(due)
@@ -76,20 +78,17 @@ class DeliveryLedger:
             .with_for_update(skip_locked=True)
         )
         async with self._sessions() as session, session.begin():
+            ids = list(await session.scalars(candidates))
+            if not ids:
+                return []
             await session.execute(
                 update(Reminder)
-                .where(due, Reminder.id.in_(candidates.scalar_subquery()))
+                .where(due, Reminder.id.in_(ids))
                 .values(lease_until=lease_until, claimed_by=token)
                 .execution_options(synchronize_session=False)
             )
-            # No ORDER BY: it would tempt SQLite into walking every pending row by due time
-            # instead of looking up this lease in ix_reminders_state_lease_until.
             rows = await session.scalars(
-                select(Reminder).where(
-                    Reminder.state == ReminderState.PENDING,
-                    Reminder.lease_until == lease_until,
-                    Reminder.claimed_by == token,
-                )
+                select(Reminder).where(Reminder.id.in_(ids), Reminder.claimed_by == token)
             )
             ordered = sorted(rows, key=lambda row: (row.next_attempt_at, row.id))
             return [Claim(row, token) for row in ordered]

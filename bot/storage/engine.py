@@ -54,6 +54,9 @@ def create_database(url: str, *, echo: bool = False) -> Database:
         kwargs["connect_args"] = {"check_same_thread": False}
     elif is_sqlite and parsed.database:
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    else:
+        # A server restart leaves dead connections in the pool: test each before handing it out.
+        kwargs["pool_pre_ping"] = True
     engine = create_async_engine(url, **kwargs)
     if is_sqlite:
         event.listen(engine.sync_engine, "connect", _on_sqlite_connect)

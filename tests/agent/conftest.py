@@ -1,11 +1,10 @@
-"""An agent wired to the scripted LLM, an in-memory database and test tools."""
+"""An agent wired to the scripted LLM, a database (both engines) and test tools."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +17,7 @@ from bot.agent.loop import Agent, Handler, PromptInput, RunRequest
 from bot.agent.tools import Tool, ToolContext, ToolError, ToolRegistry, tool
 from bot.clock import ManualClock
 from bot.settings import Settings
-from bot.storage import Database, create_database
-from bot.storage.models import metadata
+from bot.storage import Database
 from tests.fakes.llm_server import ScriptedLLM
 
 
@@ -165,17 +163,6 @@ async def converse(
         if row is None or row.status == "pending":
             return seen
         events = rig.agent.resume(asked.approval_id)
-
-
-@pytest.fixture
-async def database(tmp_path: Path) -> AsyncIterator[Database]:
-    """A file-backed database: a "restart" cancels work mid-query, which an in-memory
-    database would not survive (SQLAlchemy drops the interrupted connection)."""
-    db = create_database(f"sqlite+aiosqlite:///{tmp_path / 'agent.db'}")
-    async with db.engine.begin() as connection:
-        await connection.run_sync(metadata.create_all)
-    yield db
-    await db.dispose()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import pytest
@@ -10,8 +9,7 @@ import pytest
 import bot.storage.chat  # noqa: F401 - registers the chat tables on Base.metadata
 from bot.clock import ManualClock
 from bot.settings import Settings
-from bot.storage.base import Base
-from bot.storage.engine import Database, create_database
+from bot.storage.engine import Database
 
 # 12:00 in Tokyo on Saturday 2025-11-29.
 NOW = datetime(2025, 11, 29, 3, 0, tzinfo=UTC)
@@ -27,16 +25,7 @@ def settings() -> Settings:
     return Settings(tips_channel_id=555, tips_quiet_hours="0-7")
 
 
-async def open_database(url: str) -> Database:
-    """A database at url with the chat tables created."""
-    database = create_database(url)
-    async with database.engine.begin() as connection:
-        await connection.run_sync(Base.metadata.create_all)
-    return database
-
-
 @pytest.fixture
-async def db() -> AsyncIterator[Database]:
-    database = await open_database("sqlite+aiosqlite://")
-    yield database
-    await database.dispose()
+def db(database: Database) -> Database:
+    """The chat tests' name for the shared `database` fixture (both engines)."""
+    return database

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -16,7 +15,7 @@ from bot.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
 from bot.storage.engine import Database, create_database
-from tests.chat.conftest import NOW, open_database
+from tests.chat.conftest import NOW
 
 
 async def stored_words(db: Database) -> dict[str, float]:
@@ -122,9 +121,12 @@ async def test_the_pool_keeps_only_the_strongest_words(
 
 
 async def test_a_database_error_keeps_the_words_buffered(
-    clock: ManualClock, settings: Settings, caplog: pytest.LogCaptureFixture
+    blank_database_url: str,
+    clock: ManualClock,
+    settings: Settings,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    bare = create_database("sqlite+aiosqlite://")  # no tables yet
+    bare = create_database(blank_database_url)  # no tables yet
     try:
         pool = WordPool(bare.sessions, clock, settings)
         pool.observe("ラーメン", 1)
@@ -180,10 +182,10 @@ async def test_a_full_buffer_is_flushed_in_the_background_without_waiting_for_th
 
 
 async def test_the_pool_survives_a_restart(
-    tmp_path: Path, clock: ManualClock, settings: Settings
+    database_url: str, clock: ManualClock, settings: Settings
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}"
-    first = await open_database(url)
+    url = database_url
+    first = create_database(url)
     pool = WordPool(first.sessions, clock, settings)
     pool.start()
     pool.observe("キャンプ、キャンプ場の焚き火", 1)

@@ -23,6 +23,17 @@ IDLE_LIMIT = 15.0
 SLOW_STEP_MS = 100
 
 
+@dataclass
+class BotDatabase:
+    """The database the bots of the running test use (tests/e2e/conftest.py sets it per test,
+    so every end-to-end test runs on SQLite and on PostgreSQL)."""
+
+    url: str | None = None
+
+
+BOT_DATABASE = BotDatabase()
+
+
 def bot_environment(
     fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path, **overrides: Any
 ) -> dict[str, str]:
@@ -35,7 +46,7 @@ def bot_environment(
         "LLM_API_BASE": llm.api_base,
         "LLM_API_KEY": "test-key",
         "LLM_NUM_RETRIES": "0",
-        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}",
+        "DATABASE_URL": BOT_DATABASE.url or f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}",
         "KNOWLEDGE_BASE_DIR": str(tmp_path / "knowledge_base"),
         "WEATHER_API_BASE": "http://127.0.0.1:9/v1",
         "GEOCODING_API_BASE": "http://127.0.0.1:9/v1",

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.e2e
 
 
 async def test_console_answers_and_asks_for_approval_on_stdin(
-    tmp_path: Path, llm: ScriptedLLM
+    tmp_path: Path, llm: ScriptedLLM, bot_database: str
 ) -> None:
     # The console runs on the real clock: a date a month ahead is always valid.
     when = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%dT09:00")
@@ -31,7 +31,7 @@ async def test_console_answers_and_asks_for_approval_on_stdin(
             "LLM_API_BASE": llm.api_base,
             "LLM_API_KEY": "k",
             "LLM_NUM_RETRIES": "0",
-            "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'c.db'}",
+            "DATABASE_URL": bot_database,
             "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"),
             "LOG_LEVEL": "WARNING",
         }

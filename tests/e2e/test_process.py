@@ -28,10 +28,10 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
 
 
 async def test_the_bot_process_answers_a_mention_as_a_reply(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, blank_database_url: str
 ) -> None:
     llm.queue(text("プロセスから返事です"))
-    env = _environment(bot_environment(fake, llm, tmp_path))
+    env = _environment(bot_environment(fake, llm, tmp_path, DATABASE_URL=blank_database_url))
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -35,27 +36,32 @@ async def test_the_bot_posts_name_arguments_call_id_and_raw_arguments(rig: Rig) 
     assert (outcome.output, outcome.is_error) == ({"echo": {"notation": "2d6"}}, False)
 
 
+# Factories, not responses: a response can be sent once, and each case runs on both engines.
 @pytest.mark.parametrize(
     ("answer", "output", "is_error", "words"),
     [
-        (web.json_response({"total": 7}), {"total": 7}, False, None),
-        (web.json_response({"output": [1, 2], "is_error": False}), [1, 2], False, None),
+        (lambda: web.json_response({"total": 7}), {"total": 7}, False, None),
+        (lambda: web.json_response({"output": [1, 2], "is_error": False}), [1, 2], False, None),
         (
-            web.json_response({"output": None, "is_error": True, "error": "no such die"}),
+            lambda: web.json_response({"output": None, "is_error": True, "error": "no such die"}),
             None,
             True,
             "reported an error: no such die",
         ),
-        (web.Response(text="<html>oops</html>"), None, True, "not JSON"),
-        (web.Response(status=500, text="Internal"), None, True, "HTTP 500"),
-        (web.Response(text=""), None, True, "empty body"),
+        (lambda: web.Response(text="<html>oops</html>"), None, True, "not JSON"),
+        (lambda: web.Response(status=500, text="Internal"), None, True, "HTTP 500"),
+        (lambda: web.Response(text=""), None, True, "empty body"),
     ],
 )
 async def test_answers_become_results_or_sentences(
-    rig: Rig, answer: web.Response, output: Any, is_error: bool, words: str | None
+    rig: Rig,
+    answer: Callable[[], web.Response],
+    output: Any,
+    is_error: bool,
+    words: str | None,
 ) -> None:
     async def respond(_: dict[str, Any]) -> web.StreamResponse:
-        return answer
+        return answer()
 
     rig.plugin.answer = respond
     await rig.register()

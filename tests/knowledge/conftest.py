@@ -1,10 +1,9 @@
-"""Fixtures: an in-memory database, a manual clock, a copy of the fixture corpus and its index."""
+"""Fixtures: a manual clock, a copy of the fixture corpus and its index."""
 
 from __future__ import annotations
 
 import functools
 import shutil
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -12,14 +11,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-import bot.storage.knowledge  # noqa: F401 - registers the kb tables on Base.metadata
 from bot.agent.tools import ToolContext
 from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.terms import DocumentAnalysis, analyse_document
 from bot.settings import Settings
-from bot.storage.base import Base
-from bot.storage.engine import Database, create_database
+from bot.storage.engine import Database
 
 CORPUS = Path(__file__).parent / "fixtures" / "corpus"
 # 09:00 in Tokyo on Sunday 2025-11-30.
@@ -29,15 +26,6 @@ NOW = datetime(2025, 11, 30, 0, 0, tzinfo=UTC)
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(NOW)
-
-
-@pytest.fixture
-async def database() -> AsyncIterator[Database]:
-    db = create_database("sqlite+aiosqlite://")
-    async with db.engine.begin() as connection:
-        await connection.run_sync(Base.metadata.create_all)
-    yield db
-    await db.dispose()
 
 
 @pytest.fixture

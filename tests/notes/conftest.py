@@ -1,4 +1,4 @@
-"""Fixtures: a notebook on the in-memory database, and a tool context in a server channel."""
+"""Fixtures: a notebook on the test database, and a tool context in a server channel."""
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -20,24 +18,13 @@ from tests.reminders.support import (
     START,
     TOKYO,
     ContextFactory,
-    open_database,
 )
 
 
 @pytest.fixture
-async def database() -> AsyncIterator[Database]:
-    """In-memory SQLite: enough for code that runs one session at a time."""
-    db = await open_database("sqlite+aiosqlite://")
-    yield db
-    await db.dispose()
-
-
-@pytest.fixture
-async def file_database(tmp_path: Path) -> AsyncIterator[Database]:
-    """File-backed SQLite: concurrent sessions (delivery lanes, two engines) need real pooling."""
-    db = await open_database(f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}")
-    yield db
-    await db.dispose()
+def file_database(database: Database) -> Database:
+    """A database that concurrent sessions can share (every `database` is file-backed now)."""
+    return database
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -18,10 +17,10 @@ from bot.reminders.scope import CONSOLE_CHANNEL_ID, CONSOLE_REMINDERS, DISCORD_R
 from bot.reminders.service import ReminderService
 from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
-from bot.storage.engine import Database
+from bot.storage.engine import Database, create_database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.fakes import FailureInbox, FakeSender
-from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO, open_database
+from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO
 
 EngineFactory = Callable[..., DeliveryEngine]
 
@@ -262,13 +261,13 @@ async def test_a_crash_between_send_and_mark_resends_with_the_same_nonce(
 async def test_two_engines_on_one_database_post_each_reminder_exactly_once(
     make_engine: EngineFactory,
     file_database: Database,
-    tmp_path: Path,
+    database_url: str,
     clock: ManualClock,
     sender: FakeSender,
 ) -> None:
     service = service_for(file_database, clock)
     ids = [await remind(service, channel_id=600 + i % 4) for i in range(40)]
-    second_process = await open_database(f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}")
+    second_process = create_database(database_url)
     try:
         first = make_engine(worker_id="one", batch_size=5)
         second = make_engine(second_process, worker_id="two", batch_size=5)

@@ -24,8 +24,8 @@ def _tables(connection: Connection) -> set[str]:
     return set(inspect(connection).get_table_names()) - {"alembic_version"}
 
 
-async def test_migrations_match_the_models_exactly(tmp_path: Path) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'm.db'}"
+async def test_migrations_match_the_models_exactly(blank_database_url: str) -> None:
+    url = blank_database_url
     database = create_database(url)
     try:
         await upgrade(database)
@@ -39,8 +39,8 @@ async def test_migrations_match_the_models_exactly(tmp_path: Path) -> None:
         await database.dispose()
 
 
-async def test_downgrade_to_base_and_upgrade_again_round_trips(tmp_path: Path) -> None:
-    database = create_database(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
+async def test_downgrade_to_base_and_upgrade_again_round_trips(blank_database_url: str) -> None:
+    database = create_database(blank_database_url)
     try:
         await upgrade(database)
         await downgrade(database, "base")

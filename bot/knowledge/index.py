@@ -18,10 +18,9 @@ from bot.knowledge.query import QueryPlan, plan_query
 from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.snippets import make_snippet
-from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
 from bot.knowledge.terms import AnalysedSection, DocumentAnalysis, analyse_document
-from bot.knowledge.vocabulary import VOCABULARY_FILE
-from bot.knowledge.worker import Analyser, analyse_in_worker, load_vocabulary
+from bot.knowledge.vocabulary_file import VocabularyFile
+from bot.knowledge.worker import Analyser, analyse_in_worker
 from bot.settings import Settings
 from bot.worker import in_worker
 
@@ -62,8 +61,7 @@ class KnowledgeIndex:
         self._clock = clock
         self._analyse = analyse
         self._bm25 = FusedIndex()
-        self._vocabulary: Vocabulary | None = None
-        self._vocabulary_signature: FileSignature | None = None
+        self._vocabulary = VocabularyFile(root)
         self._files: dict[str, _IndexedFile] = {}
         # Files left out (too large, unreadable, failed to parse) are retried only once changed.
         self._skipped: dict[str, FileSignature] = {}
@@ -116,7 +114,7 @@ class KnowledgeIndex:
         async with self._lock:
             started = time.perf_counter()
             cache, stored = await load_cache(self._sessions)
-            await self._refresh_vocabulary()
+            await self._vocabulary.refresh()
             listing = await asyncio.to_thread(scan, self._root)
             report = await self._sync(listing, set(listing), cache)
             await forget_analyses(self._sessions, stored - set(listing))
@@ -129,7 +127,7 @@ class KnowledgeIndex:
         """Pick up edits, additions and deletions on disk (cheap when nothing changed)."""
         async with self._lock:
             started = time.perf_counter()
-            await self._refresh_vocabulary()
+            await self._vocabulary.refresh()
             listing = await asyncio.to_thread(scan, self._root)
             candidates = {
                 path
@@ -156,16 +154,17 @@ class KnowledgeIndex:
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """The best sections for a question, best first, tokenised on the calling thread."""
-        vocabulary = self._vocabulary or builtin_vocabulary()
-        return self._rank(plan_query(query, vocabulary, self._bm25.document_frequency), limit)
+        return self._rank(self._plan(query), limit)
 
     async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """`search` for the event loop: the question is tokenised on the text worker thread
         (its frequency look-ups are single reads); the ranking stays on the loop, where the
         index changes."""
-        vocabulary = self._vocabulary or builtin_vocabulary()
-        frequency = self._bm25.document_frequency
-        return self._rank(await in_worker(plan_query, query, vocabulary, frequency), limit)
+        return self._rank(await in_worker(self._plan, query), limit)
+
+    def _plan(self, query: str) -> QueryPlan:
+        # Before the first refresh the built-in vocabulary is built here, off the loop too.
+        return plan_query(query, self._vocabulary.current, self._bm25.document_frequency)
 
     def _rank(self, plan: QueryPlan, limit: int) -> list[KnowledgeHit]:
         if not plan.words and not plan.bigrams:
@@ -189,15 +188,6 @@ class KnowledgeIndex:
                 )
             )
         return hits
-
-    async def _refresh_vocabulary(self) -> None:
-        """Rebuild the synonyms when `vocabulary.md` in the folder appeared, changed or went."""
-        path = self._root / VOCABULARY_FILE
-        signature = await asyncio.to_thread(signature_of, path)
-        if self._vocabulary is not None and signature == self._vocabulary_signature:
-            return
-        self._vocabulary = await load_vocabulary(path if signature else None)
-        self._vocabulary_signature = signature
 
     async def run(self, interval: float = HOT_RELOAD_SECONDS) -> None:
         """Load, then refresh every interval seconds until cancelled (the hot reload)."""

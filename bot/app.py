@@ -37,6 +37,7 @@ from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.redaction import remember_secrets
 from bot.reminders.delivery import DeliveryEngine
+from bot.reminders.scope import DISCORD_REMINDERS
 from bot.settings import Settings
 from bot.signals import stop_on_signals
 from bot.storage import Database, create_database
@@ -241,6 +242,7 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
         identity=shards.identity(),
         # Leases compare instants across processes: on the real clock, use the database's.
         database_time=clock is None,
+        scope=DISCORD_REMINDERS,
     )
     features.reminder_changes.listener = engine.notify_changed
     schedule_jobs(core, bot, holder=engine.worker_id)

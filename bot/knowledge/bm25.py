@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -109,25 +109,26 @@ class BM25Index:
             for doc, score in top
         ]
 
-    def term_scores(self, term: str, weight: float = 1.0) -> dict[int, float]:
-        """Each document's BM25 score for one term alone."""
+    def term_scores(
+        self, term: str, weight: float = 1.0, within: Collection[int] | None = None
+    ) -> dict[int, float]:
+        """Each document's BM25 score for one term alone (only those within, if given)."""
         postings = self._postings.get(term)
         if not postings:
             return {}
         norms = self._current_norms()
         factor = weight * self.idf(term) * (self.k1 + 1.0)
+        if within is not None:
+            pairs = ((doc, postings.get(doc)) for doc in within)
+            return {doc: factor * f / (f + norms[doc]) for doc, f in pairs if f}
         return {doc: factor * f / (f + norms[doc]) for doc, f in postings.items()}
 
     def best_score(self, term: str, weight: float = 1.0) -> float:
         """The highest score one term can give a document (saturated frequency)."""
         return weight * self.idf(term) * (self.k1 + 1.0)
 
-    def scores(self, concepts: Sequence[Concept]) -> tuple[dict[int, float], float]:
-        """Every matching document's score, and the best score possible for the concepts."""
-        if not self._terms:
-            return {}, 0.0
-        norms = self._current_norms()
-        saturation = self.k1 + 1.0
+    def weigh(self, concepts: Sequence[Concept]) -> tuple[dict[str, float], float]:
+        """Each term's summed weight in the query, and the best score possible for it."""
         weights: dict[str, float] = {}
         best_possible = 0.0
         for concept in concepts:
@@ -135,7 +136,16 @@ class BM25Index:
             for term, weight in concept:
                 weights[term] = weights.get(term, 0.0) + weight
                 strongest = max(strongest, weight * self.idf(term))
-            best_possible += strongest * saturation
+            best_possible += strongest * (self.k1 + 1.0)
+        return weights, best_possible
+
+    def scores(self, concepts: Sequence[Concept]) -> tuple[dict[int, float], float]:
+        """Every matching document's score, and the best score possible for the concepts."""
+        if not self._terms:
+            return {}, 0.0
+        norms = self._current_norms()
+        saturation = self.k1 + 1.0
+        weights, best_possible = self.weigh(concepts)
         scores: dict[int, float] = {}
         for term, weight in weights.items():
             postings = self._postings.get(term)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -14,28 +13,24 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
+from bot.knowledge.hot_reload import HotReload
 from bot.knowledge.query import QueryPlan, plan_query
 from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.snippets import make_snippet
-from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
 from bot.knowledge.terms import AnalysedSection, DocumentAnalysis, analyse_document
-from bot.knowledge.vocabulary import VOCABULARY_FILE
-from bot.knowledge.worker import Analyser, analyse_in_worker, load_vocabulary
+from bot.knowledge.vocabulary_file import VocabularyFile
+from bot.knowledge.worker import Analyser, analyse_in_worker
 from bot.settings import Settings
 from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
-HOT_RELOAD_SECONDS = 2.0
 # Files tokenised per database transaction on a big (cold) batch: progress is saved and
 # searchable as it goes, and an interrupted start resumes where it stopped.
 BATCH_FILES = 20
 # janome needs minutes for a file this large; such a file is almost surely not meant for the bot.
 MAX_INDEXED_FILE_BYTES = 5_000_000
-# When the first search finds the index never started (console mode, a script), how long it
-# waits for the first load; a larger knowledge base is then searched while it loads.
-FIRST_USE_WAIT_SECONDS = 10.0
 
 
 @dataclass(slots=True)
@@ -46,7 +41,7 @@ class _IndexedFile:
     section_ids: list[int]
 
 
-class KnowledgeIndex:
+class KnowledgeIndex(HotReload):
     """BM25 over every section of `root/**/*.md`, refreshed incrementally from disk."""
 
     def __init__(
@@ -62,8 +57,7 @@ class KnowledgeIndex:
         self._clock = clock
         self._analyse = analyse
         self._bm25 = FusedIndex()
-        self._vocabulary: Vocabulary | None = None
-        self._vocabulary_signature: FileSignature | None = None
+        self._vocabulary = VocabularyFile(root)
         self._files: dict[str, _IndexedFile] = {}
         # Files left out (too large, unreadable, failed to parse) are retried only once changed.
         self._skipped: dict[str, FileSignature] = {}
@@ -71,7 +65,7 @@ class KnowledgeIndex:
         self._next_id = 0
         self._lock = asyncio.Lock()
         self._ready = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._task = None
 
     @classmethod
     def from_settings(
@@ -84,11 +78,6 @@ class KnowledgeIndex:
     def root(self) -> Path:
         """The knowledge-base directory."""
         return self._root
-
-    @property
-    def ready(self) -> bool:
-        """Whether the first load has finished (searches before it see a partial index)."""
-        return self._ready.is_set()
 
     async def wait_ready(self) -> None:
         """Wait until the first load has finished."""
@@ -116,7 +105,7 @@ class KnowledgeIndex:
         async with self._lock:
             started = time.perf_counter()
             cache, stored = await load_cache(self._sessions)
-            await self._refresh_vocabulary()
+            await self._vocabulary.refresh()
             listing = await asyncio.to_thread(scan, self._root)
             report = await self._sync(listing, set(listing), cache)
             await forget_analyses(self._sessions, stored - set(listing))
@@ -129,7 +118,7 @@ class KnowledgeIndex:
         """Pick up edits, additions and deletions on disk (cheap when nothing changed)."""
         async with self._lock:
             started = time.perf_counter()
-            await self._refresh_vocabulary()
+            await self._vocabulary.refresh()
             listing = await asyncio.to_thread(scan, self._root)
             candidates = {
                 path
@@ -156,16 +145,17 @@ class KnowledgeIndex:
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """The best sections for a question, best first, tokenised on the calling thread."""
-        vocabulary = self._vocabulary or builtin_vocabulary()
-        return self._rank(plan_query(query, vocabulary, self._bm25.document_frequency), limit)
+        return self._rank(self._plan(query), limit)
 
     async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
         """`search` for the event loop: the question is tokenised on the text worker thread
         (its frequency look-ups are single reads); the ranking stays on the loop, where the
         index changes."""
-        vocabulary = self._vocabulary or builtin_vocabulary()
-        frequency = self._bm25.document_frequency
-        return self._rank(await in_worker(plan_query, query, vocabulary, frequency), limit)
+        return self._rank(await in_worker(self._plan, query), limit)
+
+    def _plan(self, query: str) -> QueryPlan:
+        # Before the first refresh the built-in vocabulary is built here, off the loop too.
+        return plan_query(query, self._vocabulary.current, self._bm25.document_frequency)
 
     def _rank(self, plan: QueryPlan, limit: int) -> list[KnowledgeHit]:
         if not plan.words and not plan.bigrams:
@@ -189,50 +179,6 @@ class KnowledgeIndex:
                 )
             )
         return hits
-
-    async def _refresh_vocabulary(self) -> None:
-        """Rebuild the synonyms when `vocabulary.md` in the folder appeared, changed or went."""
-        path = self._root / VOCABULARY_FILE
-        signature = await asyncio.to_thread(signature_of, path)
-        if self._vocabulary is not None and signature == self._vocabulary_signature:
-            return
-        self._vocabulary = await load_vocabulary(path if signature else None)
-        self._vocabulary_signature = signature
-
-    async def run(self, interval: float = HOT_RELOAD_SECONDS) -> None:
-        """Load, then refresh every interval seconds until cancelled (the hot reload)."""
-        while True:
-            try:
-                await (self.refresh() if self.ready else self.load())
-            except Exception:  # a bad file or a database hiccup must not stop hot reload
-                log.exception("knowledge base refresh failed; retrying in %.0f s", interval)
-            await asyncio.sleep(interval)
-
-    def start(self, interval: float = HOT_RELOAD_SECONDS) -> asyncio.Task[None]:
-        """Run `run()` as a background task (the bot answers while a cold start tokenises)."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self.run(interval), name="knowledge-hot-reload")
-        return self._task
-
-    async def ensure_started(self, wait: float = FIRST_USE_WAIT_SECONDS) -> None:
-        """Start the hot reload if nothing has (console mode), waiting up to wait s for the load.
-
-        The bot starts the index with its other services and answers from a partial index during
-        a cold start, so this returns at once when the index is loaded or loading.
-        """
-        if self.ready or self._task is not None:
-            return
-        self.start()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), wait)
-
-    async def stop(self) -> None:
-        """Cancel the background task, if any."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
 
     async def _sync(
         self,

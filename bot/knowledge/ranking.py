@@ -10,6 +10,8 @@ from bot.knowledge.bm25 import BM25Index, Scored
 from bot.knowledge.query import QueryPlan
 from bot.knowledge.terms import AnalysedSection, DocumentAnalysis
 
+# Terms in more sections than this are scored for the rarer terms' candidates first (see search).
+COMMON_POSTINGS = 300
 # How much the bigram field counts beside the word field. Words carry the meaning; bigrams
 # only bridge compounds and fragments (年末 ↔ 年末年始, アウト ↔ タイムアウト), so a little.
 BIGRAM_WEIGHT = 0.3
@@ -66,30 +68,71 @@ class FusedIndex:
         return self.words.document_frequency(term)
 
     def search(self, plan: QueryPlan, limit: int) -> list[Scored]:
-        """The best `limit` sections, best first; relevance is the share of the best possible."""
+        """The best `limit` sections, best first; relevance is the share of the best possible.
+
+        Terms in more than COMMON_POSTINGS sections are first scored only for the sections the
+        rarer terms found. That top is exact when its last score beats the most a section found
+        by common terms alone could reach; otherwise the query is scored in full.
+        """
         if limit <= 0:
             return []
-        scores, word_best = self.words.scores(plan.words)
-        gram_best = 0.0
-        for _, grams in plan.bigrams:
-            gram_best += sum(self.bigrams.best_score(gram) for gram in grams)
-            needed = MIN_BIGRAM_COVERAGE * len(grams)
-            matched: dict[int, int] = {}
-            summed: dict[int, float] = {}
-            for gram in grams:
-                for doc, score in self.bigrams.term_scores(gram).items():
-                    matched[doc] = matched.get(doc, 0) + 1
-                    summed[doc] = summed.get(doc, 0.0) + score
-            for doc, score in summed.items():
-                if matched[doc] >= needed:
-                    scores[doc] = scores.get(doc, 0.0) + BIGRAM_WEIGHT * score
+        pruned = self._search(plan, limit, prune=True)
+        if pruned is not None:
+            return pruned
+        return self._search(plan, limit, prune=False) or []
+
+    def _search(self, plan: QueryPlan, limit: int, *, prune: bool) -> list[Scored] | None:
+        weights, word_best = self.words.weigh(plan.words)
+        gram_best = sum(self.bigrams.best_score(g) for _, grams in plan.bigrams for g in grams)
         best = word_best + BIGRAM_WEIGHT * gram_best
-        for doc, weight in self._weights.items():
-            if doc in scores:
-                scores[doc] *= weight
+        common = COMMON_POSTINGS if prune else len(self) + 1
+        words = self.words.document_frequency
+        rare_terms = [t for t in weights if words(t) <= common]
+        common_terms = [t for t in weights if words(t) > common]
+        grams_df = self.bigrams.document_frequency
+        groups = [grams for _, grams in plan.bigrams]
+        rare_groups = [g for g in groups if min(map(grams_df, g)) <= common]
+        common_groups = [g for g in groups if min(map(grams_df, g)) > common]
+
+        scores: dict[int, float] = {}
+        for term in rare_terms:
+            _add(scores, self.words.term_scores(term, weights[term]))
+        for grams in rare_groups:
+            _add(scores, self._bigram_scores(grams, None))
+        if prune and not scores and (common_terms or common_groups):
+            return None  # nothing rare matched: only a full pass can rank the common terms
+        within = list(scores) if prune else None
+        unseen_bound = 0.0
+        for term in common_terms:
+            _add(scores, self.words.term_scores(term, weights[term], within))
+            unseen_bound += self.words.best_score(term, weights[term])
+        for grams in common_groups:
+            _add(scores, self._bigram_scores(grams, within))
+            unseen_bound += BIGRAM_WEIGHT * sum(self.bigrams.best_score(g) for g in grams)
+        for doc in scores.keys() & self._weights.keys():
+            scores[doc] *= self._weights[doc]
         top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+        if within is not None and unseen_bound and (len(top) < limit or top[-1][1] < unseen_bound):
+            return None
         return [
             Scored(doc, score, min(1.0, score / best) if best else 0.0)
             for doc, score in top
             if score > 0
         ]
+
+    def _bigram_scores(self, grams: tuple[str, ...], within: list[int] | None) -> dict[int, float]:
+        """Bigram scores of one word, for the sections holding enough of its bigrams."""
+        needed = MIN_BIGRAM_COVERAGE * len(grams)
+        matched: dict[int, int] = {}
+        summed: dict[int, float] = {}
+        for gram in grams:
+            for doc, score in self.bigrams.term_scores(gram, within=within).items():
+                matched[doc] = matched.get(doc, 0) + 1
+                summed[doc] = summed.get(doc, 0.0) + score
+        return {doc: BIGRAM_WEIGHT * s for doc, s in summed.items() if matched[doc] >= needed}
+
+
+def _add(scores: dict[int, float], more: Mapping[int, float]) -> None:
+    get = scores.get
+    for doc, score in more.items():
+        scores[doc] = get(doc, 0.0) + score

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from bot.knowledge.terms import expand_contractions, search_terms
 from bot.knowledge.vocabulary import Group, builtin_groups
@@ -28,6 +28,12 @@ class Phrase:
     surface: str
     terms: tuple[str, ...]
     synonyms: frozenset[str]
+
+
+@lru_cache(maxsize=16384)
+def _word_terms(word: str) -> tuple[str, ...]:
+    # Remembered across rebuilds: an admin's edit tokenises only the words it adds.
+    return tuple(dict.fromkeys(search_terms(word)))
 
 
 def _pattern(word: str) -> str | None:
@@ -54,7 +60,7 @@ class Vocabulary:
         for group in self.groups:
             words = {normalize(word) for word in group}
             for word in words:
-                terms_of.setdefault(word, tuple(dict.fromkeys(search_terms(word))))
+                terms_of.setdefault(word, _word_terms(word))
             group_terms = {term for word in words for term in terms_of[word]}
             for word in words:
                 related.setdefault(word, set()).update(group_terms - set(terms_of[word]))

@@ -5,12 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from bot.knowledge.synonyms import Vocabulary
 from bot.knowledge.terms import DocumentAnalysis
-from bot.knowledge.vocabulary import builtin_groups, parse_vocabulary
 from bot.worker import text_executor
 
 log = logging.getLogger(__name__)
@@ -46,19 +44,3 @@ def _analyse_batch(
             log.exception("cannot analyse knowledge-base file %s; it is left out", path)
             results.append(None)
     return results
-
-
-async def load_vocabulary(admin_file: Path | None) -> Vocabulary:
-    """The built-in synonyms plus an admin's file, if any, tokenised on the worker thread."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(text_executor(), _build_vocabulary, admin_file)
-
-
-def _build_vocabulary(admin_file: Path | None) -> Vocabulary:
-    groups = list(builtin_groups())
-    if admin_file is not None:
-        try:
-            groups += parse_vocabulary(admin_file.read_text("utf-8", errors="replace"))
-        except OSError as exc:  # deleted meanwhile: the built-in groups still serve
-            log.warning("cannot read the search vocabulary %s: %s", admin_file, exc)
-    return Vocabulary(groups)

@@ -22,6 +22,7 @@ from bot.reminders.courier import ReminderCourier
 from bot.reminders.lanes import ChannelLanes
 from bot.reminders.ledger import Claim, DeliveryLedger, default_worker_id
 from bot.reminders.pacing import SendPacer
+from bot.reminders.scope import ReminderScope
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
 from bot.shards import ShardPlan
 
@@ -62,6 +63,7 @@ class DeliveryEngine:
         identity: str | None = None,
         database_time: bool = False,
         pacer: SendPacer | None = None,
+        scope: ReminderScope | None = None,
     ) -> None:
         shards = shards or ShardPlan()
         self.job_id = job_id
@@ -72,6 +74,7 @@ class DeliveryEngine:
             identity=identity,
             shards=shards,
             database_time=database_time,
+            scope=scope,
         )
         self.worker_id = self._ledger.worker_id
         self._pacer = pacer or SendPacer(shards.request_budget())

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.reminders.scope import ReminderScope
 from bot.shards import DM_SHARD, ShardPlan
 from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
@@ -46,7 +47,9 @@ class DeliveryLedger:
         identity: str | None = None,
         shards: ShardPlan | None = None,
         database_time: bool = False,
+        scope: ReminderScope | None = None,
     ) -> None:
+        self._scope = (scope or ReminderScope()).condition()
         # Every ledger transaction writes: on SQLite it takes the write lock at BEGIN.
         self._sessions = write_sessions(sessions)
         self._writer = one_writer(sessions)
@@ -74,6 +77,7 @@ class DeliveryLedger:
         async with self._writer, self._sessions() as session, session.begin():
             lease_now = await self._lease_now(session, now)
             due = and_(
+                self._scope,
                 Reminder.state == ReminderState.PENDING,
                 Reminder.next_attempt_at <= now,
                 or_(Reminder.lease_until.is_(None), Reminder.lease_until <= lease_now),
@@ -194,6 +198,7 @@ class DeliveryLedger:
             next_due = await session.scalar(
                 select(Reminder.next_attempt_at)
                 .where(
+                    self._scope,
                     Reminder.state == ReminderState.PENDING,
                     Reminder.lease_until.is_(None),
                     self._owned,
@@ -204,6 +209,7 @@ class DeliveryLedger:
             next_lease_end = await session.scalar(
                 select(Reminder.lease_until)
                 .where(
+                    self._scope,
                     Reminder.state == ReminderState.PENDING,
                     Reminder.lease_until.is_not(None),
                     self._owned,

@@ -38,6 +38,7 @@ from bot.handlers.catalog import HandlerParts, build_handlers
 from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.redaction import remember_secrets
 from bot.reminders.delivery import DeliveryEngine
+from bot.reminders.scope import DISCORD_REMINDERS
 from bot.settings import Settings
 from bot.signals import stop_on_signals
 from bot.storage import Database, create_database
@@ -229,7 +230,12 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
     )
     sender = DiscordReminderSender(bot)
     engine = DeliveryEngine(
-        core.database.sessions, core.clock, core.scheduler, sender, sender.notify_owner
+        core.database.sessions,
+        core.clock,
+        core.scheduler,
+        sender,
+        sender.notify_owner,
+        scope=DISCORD_REMINDERS,
     )
     features.reminder_changes.listener = engine.notify_changed
     _schedule_jobs(core, bot)

@@ -48,15 +48,22 @@ async def _db(settings: Settings, action: str) -> int:
 async def _console(settings: Settings) -> int:
     from bot.app import build_core
     from bot.console import Console
+    from bot.console_reminders import terminal_delivery
 
     core = await build_core(settings)
     core.features.start()
     await core.extools.start()
+    console = Console(core.agent, core.approvals)
+    # Reminders made here are printed here when due, as long as the console runs.
+    reminders = terminal_delivery(core, console.announce)
+    core.scheduler.start()
+    await reminders.start()
     if core.loop_watch is not None:
         core.loop_watch.arm()
     try:
-        await Console(core.agent, core.approvals).run()
+        await console.run()
     finally:
+        await reminders.stop()
         await core.close()
     return 0
 

@@ -13,10 +13,10 @@ from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
 from bot.redaction import redact
+from bot.reminders.scope import CONSOLE_CHANNEL_ID
 from bot.worker import in_worker
 
 CONSOLE_USER_ID = 1
-CONSOLE_CHANNEL_ID = 1
 PROMPT = "you> "
 
 _ANSWERS = {
@@ -48,10 +48,15 @@ class Console:
         self.user_name = user_name
         self.stdin = stdin
         self.stdout = stdout
+        self._at_prompt = False
 
     async def _readline(self) -> str | None:
         line = await asyncio.get_running_loop().run_in_executor(None, self.stdin.readline)
         return None if line == "" else line.rstrip("\n")
+
+    def announce(self, text: str) -> None:
+        """Print something that happened meanwhile (a due reminder), keeping the prompt."""
+        self._write(f"\n{text}{PROMPT}" if self._at_prompt else f"\n{text}")
 
     def _write(self, text: str) -> None:
         self.stdout.write(redact(text))
@@ -62,7 +67,9 @@ class Console:
         self._write("Otomo console — type a message, /quit to leave.\n")
         while True:
             self._write(PROMPT)
+            self._at_prompt = True
             line = await self._readline()
+            self._at_prompt = False
             if line is None or line.strip() in {"/quit", "/exit"}:
                 self._write("\nbye\n")
                 return

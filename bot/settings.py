@@ -24,7 +24,10 @@ from pydantic import (
 )
 
 from bot.redaction import mask_url_password
+from bot.settings_errors import SettingsError, alias_of, sentence
 from bot.settings_tools import ExternalToolSettings, blank_to_none, split_list
+
+__all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
 
 DEFAULT_ENV_FILE = Path(".env")
 
@@ -34,41 +37,11 @@ TOKEN_HELP = (
 )
 
 
-class SettingsError(Exception):
-    """One or more settings are missing or invalid; each problem is a sentence for the operator."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
-
-
 CsvList = Annotated[list[str], BeforeValidator(split_list)]
 IdList = Annotated[list[int], BeforeValidator(split_list)]
 OptionalId = Annotated[PositiveInt | None, BeforeValidator(blank_to_none)]
 OptionalSecret = Annotated[SecretStr | None, BeforeValidator(blank_to_none)]
 OptionalStr = Annotated[str | None, BeforeValidator(blank_to_none)]
-
-_ID_HINT = (
-    "must be a Discord id, a number such as 123456789012345678 "
-    "(turn on Developer Mode in Discord, then right-click → Copy ID)"
-)
-_ID_LIST_HINT = (
-    "must be a comma-separated list of Discord ids such as 123456789012345678,2345678901"
-)
-_BOOL_HINT = "must be true or false"
-# Per-setting advice used when pydantic's own message would not tell the operator what to do.
-_HINTS: dict[str, str] = {
-    "DEV_GUILD_ID": _ID_HINT,
-    "WEATHER_NOTIFY_CHANNEL_ID": _ID_HINT,
-    "TIPS_CHANNEL_ID": _ID_HINT,
-    "APPROVER_ROLE_IDS": _ID_LIST_HINT,
-    "KB_ADMIN_ROLE_IDS": _ID_LIST_HINT,
-    "WORD_POOL_CHANNEL_IDS": _ID_LIST_HINT,
-    "SYNC_COMMANDS_GLOBALLY": _BOOL_HINT,
-    "RESPOND_IN_DMS": _BOOL_HINT,
-    "AGENT_PLANNING": _BOOL_HINT,
-    "LLM_LOG_PROMPTS": _BOOL_HINT,
-}
 
 
 def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
@@ -166,19 +139,21 @@ class Settings(ExternalToolSettings):
     )
     @classmethod
     def _http_url(cls, value: str, info: Any) -> str:
-        return _check_url(_alias(info.field_name), value, ("https", "http"))
+        return _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
 
     @field_validator("llm_api_base")
     @classmethod
     def _optional_http_url(cls, value: str | None, info: Any) -> str | None:
         return (
-            None if value is None else _check_url(_alias(info.field_name), value, ("https", "http"))
+            None
+            if value is None
+            else _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
         )
 
     @field_validator("discord_gateway_url")
     @classmethod
     def _ws_url(cls, value: str, info: Any) -> str:
-        _check_url(_alias(info.field_name), value, ("wss", "ws"))
+        _check_url(alias_of(Settings, info.field_name), value, ("wss", "ws"))
         return value
 
     @field_validator("bot_timezone")
@@ -264,38 +239,6 @@ class Settings(ExternalToolSettings):
         return token
 
 
-def _alias(field_name: str) -> str:
-    field = Settings.model_fields[field_name]
-    return field.alias or field_name.upper()
-
-
-# Settings whose value an error sentence never repeats.
-_SECRET_SETTINGS = frozenset(
-    _alias(name)
-    for name, field in Settings.model_fields.items()
-    if "Secret" in str(field.annotation)
-)
-
-
-def _sentence(error: Mapping[str, Any]) -> str:
-    """Turn one pydantic error into a sentence naming the setting and the fix."""
-    loc = error.get("loc") or ("?",)
-    name = str(loc[0])
-    if name in Settings.model_fields:
-        name = _alias(name)
-    raw = error.get("input")
-    message = str(error.get("msg", "is invalid"))
-    if error.get("type") == "value_error":
-        # Our own validators already wrote a full sentence.
-        return message.removeprefix("Value error, ")
-    hint = _HINTS.get(name)
-    if hint is None:
-        hint = message[0].lower() + message[1:]
-    hidden = raw is None or isinstance(raw, (dict, list)) or name in _SECRET_SETTINGS
-    shown = "" if hidden else f" (got {mask_url_password(str(raw))!r})"
-    return f"{name} {hint}{shown}: fix it in .env or the environment"
-
-
 def load_settings(
     environ: Mapping[str, str] | None = None, env_file: Path | None = DEFAULT_ENV_FILE
 ) -> Settings:
@@ -308,7 +251,7 @@ def load_settings(
     try:
         return Settings.model_validate({k: v for k, v in values.items() if k in known})
     except ValidationError as exc:
-        raise SettingsError([_sentence(e) for e in exc.errors()]) from None
+        raise SettingsError([sentence(e, Settings) for e in exc.errors()]) from None
 
 
 def prepare_litellm_environment() -> None:

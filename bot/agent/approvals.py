@@ -8,68 +8,33 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum
-from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent.approval_types import (
+    Decision,
+    DecisionOutcome,
+    NewApproval,
+    Status,
+    already_text,
+    decode_arguments,
+)
 from bot.clock import Clock
 from bot.storage.agent import ApprovalRequest, ToolGrant
 
+__all__ = [
+    "ApprovalService",
+    "Decision",
+    "DecisionOutcome",
+    "NewApproval",
+    "Status",
+    "decode_arguments",
+]
+
 log = logging.getLogger(__name__)
-
-
-class Status(StrEnum):
-    """Where an approval request stands."""
-
-    PENDING = "pending"
-    APPROVED = "approved"
-    # Approved and claimed by the run executing it, so a second resume cannot run it again.
-    EXECUTED = "executed"
-    REJECTED = "rejected"
-    EXPIRED = "expired"
-    INVALIDATED = "invalidated"
-
-
-class Decision(StrEnum):
-    """What a person chose on the card."""
-
-    APPROVE = "approve"
-    REJECT = "reject"
-    ALWAYS = "always"
-
-
-@dataclass(frozen=True)
-class NewApproval:
-    """What the agent knows when a call needs approval."""
-
-    tool_call_id: str
-    tool_name: str
-    arguments: dict[str, Any]
-    requester_id: int
-    requester_name: str
-    guild_id: int | None
-    channel_id: int
-    origin_message_id: int | None
-    conversation_key: str
-    handler: str
-
-
-@dataclass(frozen=True)
-class DecisionOutcome:
-    """The result of a click: whether it took effect, and a sentence for the clicker."""
-
-    effective: bool
-    status: Status | None
-    message: str
-    request: ApprovalRequest | None
-    # This call changed the row (decided it, or found it overdue and expired it): the caller
-    # owns continuing the conversation, and nobody else will.
-    changed: bool = False
 
 
 class ApprovalService:
@@ -158,7 +123,7 @@ class ApprovalService:
             )
         if request.status != Status.PENDING:
             return DecisionOutcome(
-                False, Status(request.status), _already_text(Status(request.status)), request
+                False, Status(request.status), already_text(Status(request.status)), request
             )
         now = self._clock.now()
         if request.expires_at <= now:
@@ -178,7 +143,7 @@ class ApprovalService:
         refreshed = await self.get(approval_id)
         if not changed:
             current = Status(refreshed.status) if refreshed else None
-            text = _already_text(current) if current else "This request no longer exists."
+            text = already_text(current) if current else "This request no longer exists."
             return DecisionOutcome(False, current, text, refreshed)
         if decision == Decision.ALWAYS:
             await self.grant(request.requester_id, request.tool_name)
@@ -301,20 +266,3 @@ class ApprovalService:
                 .values(status=status, reason=reason, decided_by=user_id, decided_at=now)
             )
         return bool(getattr(result, "rowcount", 0))
-
-
-def _already_text(status: Status) -> str:
-    return {
-        Status.PENDING: "This request is still waiting for a decision.",
-        Status.APPROVED: "This request was already approved.",
-        Status.EXECUTED: "This request was already approved.",
-        Status.REJECTED: "This request was already rejected.",
-        Status.EXPIRED: "This request expired; nothing was run.",
-        Status.INVALIDATED: "This request was cancelled because the conversation moved on.",
-    }[status]
-
-
-def decode_arguments(request: ApprovalRequest) -> dict[str, Any]:
-    """The stored arguments as a dict."""
-    loaded = json.loads(request.arguments)
-    return loaded if isinstance(loaded, dict) else {}

@@ -125,6 +125,12 @@ class ConversationStore:
             return
         task = asyncio.create_task(self._summarise(key, summarize), name=f"summarise {key}")
         self._summarising[key] = task
+        # A finished summary leaves the map: one entry per conversation ever would only grow.
+        task.add_done_callback(lambda done: self._forget_summary(key, done))
+
+    def _forget_summary(self, key: str, task: asyncio.Task[None]) -> None:
+        if self._summarising.get(key) is task:
+            del self._summarising[key]
 
     async def wait_for_summaries(self) -> None:
         """Wait for background summaries (used at shutdown and by tests)."""

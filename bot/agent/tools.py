@@ -2,34 +2,38 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
-import json
 import re
-import typing
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
-from pydantic.fields import FieldInfo
+from pydantic import BaseModel
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent.tool_running import ToolError, ToolOutcome, execute, parse_arguments
+from bot.agent.tool_schema import clean_schema, docstring_parts, model_from_signature
 from bot.clock import Clock
-from bot.redaction import redact
 from bot.settings import Settings
+
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutcome",
+    "ToolRegistry",
+    "execute",
+    "parse_arguments",
+    "tool",
+]
 
 S = TypeVar("S")
 
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT_TIMEOUT_SECONDS = 30.0
 MAX_TIMEOUT_SECONDS = 300.0
-
-
-class ToolError(Exception):
-    """Raised by a tool to tell the model what was wrong with its call (not a crash)."""
 
 
 @dataclass
@@ -124,71 +128,6 @@ class Tool:
         return self.guild_id is None or self.guild_id == guild_id
 
 
-def _docstring_parts(func: Callable[..., Any]) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its description and `name: text` lines under Args:."""
-    doc = inspect.getdoc(func) or ""
-    summary: list[str] = []
-    params: dict[str, str] = {}
-    in_args = False
-    current: str | None = None
-    for line in doc.splitlines():
-        stripped = line.strip()
-        if stripped.lower() in {"args:", "arguments:", "parameters:"}:
-            in_args = True
-            continue
-        if in_args:
-            match = re.match(r"^(\w+)(?:\s*\(.*?\))?\s*:\s*(.*)$", stripped)
-            if match and line.startswith((" ", "\t")) is not False:
-                current = match.group(1)
-                params[current] = match.group(2)
-            elif stripped and current:
-                params[current] += " " + stripped
-            continue
-        summary.append(line)
-    return "\n".join(summary).strip(), params
-
-
-def _model_from_signature(name: str, func: ToolHandler) -> type[BaseModel]:
-    """A pydantic model of the handler's parameters after the ToolContext."""
-    hints = get_type_hints(func, include_extras=True)
-    _, param_docs = _docstring_parts(func)
-    fields: dict[str, Any] = {}
-    parameters = list(inspect.signature(func).parameters.values())
-    if not parameters or hints.get(parameters[0].name) is not ToolContext:
-        raise TypeError(f"tool {name!r}: the first parameter must be `ctx: ToolContext`")
-    for param in parameters[1:]:
-        annotation = hints.get(param.name, Any)
-        default = ... if param.default is inspect.Parameter.empty else param.default
-        description = param_docs.get(param.name)
-        if typing.get_origin(annotation) is typing.Annotated and any(
-            isinstance(extra, FieldInfo) for extra in typing.get_args(annotation)[1:]
-        ):
-            fields[param.name] = (annotation, default)
-        else:
-            from pydantic import Field
-
-            fields[param.name] = (annotation, Field(default, description=description))
-    model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-    )
-    return model
-
-
-def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's titles, which only cost tokens."""
-    schema = dict(schema)
-    schema.pop("title", None)
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        schema["properties"] = {
-            key: {k: v for k, v in value.items() if k != "title"} for key, value in props.items()
-        }
-    for key in ("$defs", "definitions"):
-        if isinstance(schema.get(key), dict):
-            schema[key] = {k: _clean_schema(v) for k, v in schema[key].items()}
-    return schema
-
-
 def tool(
     name: str | None = None,
     *,
@@ -205,12 +144,14 @@ def tool(
         if not inspect.iscoroutinefunction(func):
             raise TypeError(f"tool {func.__name__!r} must be an async function")
         tool_name = name or func.__name__
-        summary, _ = _docstring_parts(func)
-        model = None if parameters is not None else _model_from_signature(tool_name, func)
+        summary, _ = docstring_parts(func)
+        model = (
+            None if parameters is not None else model_from_signature(tool_name, func, ToolContext)
+        )
         schema = (
             parameters
             if parameters is not None
-            else _clean_schema(model.model_json_schema() if model else {})
+            else clean_schema(model.model_json_schema() if model else {})
         )
         return Tool(
             name=tool_name,
@@ -282,70 +223,3 @@ class ToolRegistry:
     def with_overrides(self, name: str, **changes: Any) -> None:
         """Replace some fields of a registered tool (e.g. its timeout from settings)."""
         self._tools[name] = replace(self._tools[name], **changes)
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """What a tool call produced, in the shape the model receives."""
-
-    output: Any
-    is_error: bool = False
-
-    def to_content(self) -> str:
-        """JSON text for the tool message: `{"output": ...}` or `{"is_error": true, ...}`."""
-        if self.is_error:
-            return json.dumps({"is_error": True, "error": self.output}, ensure_ascii=False)
-        return json.dumps(
-            {"output": self.output, "is_error": False}, ensure_ascii=False, default=str
-        )
-
-
-def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Parse and validate the model's raw JSON arguments; return (arguments, error sentence)."""
-    try:
-        loaded = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError as exc:
-        return None, (
-            f"Your arguments for {tool_item.name} were not valid JSON ({exc.msg} at "
-            f"position {exc.pos}). You sent: {raw[:500]}. Call the tool again with a JSON object."
-        )
-    if not isinstance(loaded, dict):
-        return None, (
-            f"Arguments for {tool_item.name} must be a JSON object; you sent: {raw[:500]}"
-        )
-    if tool_item.arguments_model is None:
-        return loaded, None
-    try:
-        tool_item.arguments_model.model_validate(loaded)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
-        )
-        return None, (
-            f"Arguments for {tool_item.name} do not match its schema ({problems}). "
-            f"You sent: {raw[:500]}"
-        )
-    return loaded, None
-
-
-async def execute(tool_item: Tool, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
-    """Run a tool with its timeout; every failure becomes an error outcome, never an exception."""
-    try:
-        if tool_item.arguments_model is not None:
-            validated = tool_item.arguments_model.model_validate(dict(arguments))
-            kwargs = {k: getattr(validated, k) for k in type(validated).model_fields}
-        else:
-            kwargs = dict(arguments)
-        async with asyncio.timeout(tool_item.timeout):
-            output = await tool_item.handler(ctx, **kwargs)
-    except ToolError as exc:
-        return ToolOutcome(redact(str(exc)), is_error=True)
-    except TimeoutError:
-        return ToolOutcome(
-            f"{tool_item.name} did not finish within {tool_item.timeout:g} seconds", is_error=True
-        )
-    except ValidationError as exc:
-        return ToolOutcome(f"invalid arguments: {exc.errors()[0]['msg']}", is_error=True)
-    except Exception as exc:  # a broken tool must not crash the conversation
-        return ToolOutcome(redact(f"{type(exc).__name__}: {exc}"), is_error=True)
-    return ToolOutcome(output)

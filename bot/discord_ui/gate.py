@@ -12,6 +12,9 @@ import discord
 from bot.discord_ui.intake import shares_anything
 from bot.settings import Settings
 
+# The rate limiter forgets quiet members once it tracks more than this many.
+SWEEP_AT_LEAST = 256
+
 
 class RateLimiter:
     """At most `limit` events per user in a sliding `window` of seconds."""
@@ -23,6 +26,7 @@ class RateLimiter:
         self.window = window
         self._clock = clock
         self._hits: dict[int, deque[float]] = {}
+        self._sweep_at = SWEEP_AT_LEAST
 
     def retry_after(self, user_id: int) -> float:
         """0 when the user may go now (and the hit is counted), else seconds to wait."""
@@ -33,7 +37,22 @@ class RateLimiter:
         if len(hits) >= self.limit:
             return self.window - (now - hits[0])
         hits.append(now)
+        if len(self._hits) > self._sweep_at:
+            self._forget_quiet(now)
         return 0.0
+
+    @property
+    def tracked(self) -> int:
+        """Members with hits still inside the window (or not yet swept)."""
+        return len(self._hits)
+
+    def _forget_quiet(self, now: float) -> None:
+        """Drop members whose last hit left the window: a member is tracked only while active."""
+        quiet = [user for user, hits in self._hits.items() if now - hits[-1] >= self.window]
+        for user in quiet:
+            del self._hits[user]
+        # Amortised: the next sweep waits until the map doubles again.
+        self._sweep_at = max(SWEEP_AT_LEAST, 2 * len(self._hits))
 
 
 def mention_text(message: discord.Message, bot_id: int) -> str:

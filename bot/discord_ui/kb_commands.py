@@ -7,10 +7,8 @@ and ping nobody, since file text may contain @everyone or role mentions. The for
 
 from __future__ import annotations
 
-import io
 import logging
 import math
-from collections.abc import Awaitable, Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -27,7 +25,15 @@ from bot.discord_ui.kb_forms import (
     TextModal,
     say,
 )
-from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
+from bot.discord_ui.kb_replies import (
+    Write,
+    as_file,
+    discord_length,
+    fit,
+    write_submitted,
+    write_uploaded,
+)
+from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge import may_edit as may_edit_knowledge
 from bot.knowledge.views import clip, describe_change, describe_file, describe_refresh, format_size
 from bot.settings import Settings
@@ -38,52 +44,9 @@ log = logging.getLogger(__name__)
 # Discord's limits: 25 autocomplete choices of at most 100 characters.
 CHOICES = 25
 CHOICE_CHARS = 100
-# Room kept free in a message for a closing line such as "(+12 more)".
-MESSAGE_BUDGET = MESSAGE_CHARS - 100
 LIST_PAGE_SIZE = 20
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 25
-
-Write = Callable[[str, Editor], Awaitable[ChangeEntry]]
-
-
-def discord_length(text: str) -> int:
-    """Length as Discord counts it for limits (UTF-16 code units: an emoji may count as two)."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def as_file(text: str, path: str) -> discord.File:
-    """Text as an attachment named like the knowledge-base file."""
-    return discord.File(io.BytesIO(text.encode("utf-8")), filename=PurePosixPath(path).name)
-
-
-def saved_message(entry: ChangeEntry, source: str) -> str:
-    """What an admin is told after a create or an edit."""
-    if entry.action is ChangeAction.CREATE:
-        return (
-            f"🆕 `{source}` を作りました（{format_size(entry.size_after)}）。"
-            f"次の質問から使われます。/ Created `{source}` ({format_size(entry.size_after)}); "
-            "answers use it from the next question."
-        )
-    sizes = f"{format_size(entry.size_before)} → {format_size(entry.size_after)}"
-    return (
-        f"✅ `{source}` を保存しました（{sizes}）。次の質問から使われます。/ Saved `{source}` "
-        f"({sizes}); answers use it from the next question."
-    )
-
-
-def fit(lines: list[str], header: str, budget: int = MESSAGE_BUDGET) -> str:
-    """Header and as many lines as fit in one message, then how many were left out."""
-    kept: list[str] = []
-    used = len(header)
-    for line in lines:
-        if used + len(line) + 1 > budget:
-            break
-        kept.append(line)
-        used += len(line) + 1
-    text = "\n".join([header, *kept])
-    left = len(lines) - len(kept)
-    return text + (f"\n…ほか {left} 件 / {left} more" if left else "")
 
 
 class KnowledgeCommands(commands.Cog):
@@ -227,7 +190,7 @@ class KnowledgeCommands(commands.Cog):
         """Edit a file in a form, or replace it with an uploaded file."""
         editor = self._editor(interaction)
         if file is not None:
-            await self._write_upload(interaction, file, editor, self.editor.replace, path)
+            await write_uploaded(interaction, self.editor, file, editor, self.editor.replace, path)
             return
         content = await self.editor.read(path)
         length = discord_length(content.text)
@@ -255,9 +218,7 @@ class KnowledgeCommands(commands.Cog):
                 title=f"編集 / Edit: {content.path}",
                 source=content.source,
                 default=content.text,
-                submit=lambda submitted, text: self._write_text(
-                    submitted, text, write, content.path
-                ),
+                submit=lambda submitted, text: self._write(submitted, text, write, content.path),
             )
         )
 
@@ -272,7 +233,7 @@ class KnowledgeCommands(commands.Cog):
         """Create a file from a form, or from an uploaded file."""
         editor = self._editor(interaction)
         if file is not None:
-            await self._write_upload(interaction, file, editor, self.editor.create, path)
+            await write_uploaded(interaction, self.editor, file, editor, self.editor.create, path)
             return
         relative = await self.editor.check_new(path)
 
@@ -285,7 +246,7 @@ class KnowledgeCommands(commands.Cog):
                 title=f"新規 / New: {relative}",
                 source=self.editor.source_of(relative),
                 default=f"# {title}\n\n",
-                submit=lambda submitted, text: self._write_text(submitted, text, write, relative),
+                submit=lambda submitted, text: self._write(submitted, text, write, relative),
             )
         )
 
@@ -313,41 +274,11 @@ class KnowledgeCommands(commands.Cog):
 
     # -- helpers ------------------------------------------------------------------------
 
-    async def _write_text(
+    async def _write(
         self, interaction: discord.Interaction[Any], text: str, write: Write, path: str
     ) -> None:
-        """Save a submitted form; a refused text is sent back so the admin's work is not lost."""
-        editor = self.editor_of(interaction)
-        if editor is None:
-            await say(interaction, REFUSAL)
-            return
-        # Writing re-indexes the file, which may outlast the 3-second deadline.
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        try:
-            entry = await write(text, editor)
-        except KnowledgeEditError as exc:
-            await say(
-                interaction,
-                f"⚠️ {exc}\n書いた本文を添付します。/ Your text is attached.",
-                file=as_file(text, path),
-            )
-            return
-        await say(interaction, saved_message(entry, self.editor.source_of(entry.path)))
-
-    async def _write_upload(
-        self,
-        interaction: discord.Interaction[Any],
-        file: discord.Attachment,
-        editor: Editor,
-        write: Callable[[str, str, Editor], Awaitable[ChangeEntry]],
-        path: str,
-    ) -> None:
-        """Create or replace a file with an uploaded one (checked before it is downloaded)."""
-        self.editor.check_size(file.size)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        text = self.editor.text_of_upload(await file.read())
-        entry = await write(path, text, editor)
-        await say(interaction, saved_message(entry, self.editor.source_of(entry.path)))
+        who = self.editor_of(interaction)
+        await write_submitted(interaction, self.editor, who, text, write, path)
 
     @show.autocomplete("path")
     @edit.autocomplete("path")

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import discord
 
+from bot.discord_ui.mentions import only
 from bot.discord_ui.reminder_buttons import reminder_view
 from bot.discord_ui.send_errors import classify
 from bot.reminders.sending import ReminderDelivery
@@ -85,12 +86,7 @@ class DiscordReminderSender:
                 # Discord drops a second message with this nonce: a resend after a crash
                 # between posting and recording cannot post twice.
                 nonce=delivery.nonce,
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False,
-                    roles=False,
-                    replied_user=False,
-                    users=[discord.Object(delivery.user_id)],
-                ),
+                allowed_mentions=only(delivery.user_id),
             )
         except Exception as exc:
             failure = classify(exc)

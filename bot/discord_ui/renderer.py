@@ -16,6 +16,7 @@ from bot.agent import events as ev
 from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.card_owner import CardKey, CardOwner
 from bot.discord_ui.cards import CardState, ToolCard
+from bot.discord_ui.mentions import only
 from bot.discord_ui.send_errors import sent
 from bot.discord_ui.splitting import split_message
 from bot.sending import SendError
@@ -94,12 +95,7 @@ class RunRenderer:
     @property
     def mentions(self) -> discord.AllowedMentions:
         """Only the requester can ever be pinged by what we send."""
-        return discord.AllowedMentions(
-            everyone=False,
-            roles=False,
-            users=[discord.Object(self.requester_id)],
-            replied_user=False,
-        )
+        return only(self.requester_id)
 
     async def consume(self, events: AsyncIterator[ev.AgentEvent]) -> ev.AgentEvent | None:
         """Render every event; return the last one (Done or Failed)."""

@@ -6,14 +6,17 @@ import re
 
 DISCORD_LIMIT = 2000
 _FENCE = re.compile(r"^\s*```(\S*)")
+# What may follow ``` when a block is reopened in the next chunk; anything longer is code.
+_LANGUAGE = re.compile(r"[\w+#.-]{1,20}")
 
 
-def _cut_point(text: str, limit: int) -> int:
-    """The best place to cut text[:limit]: a blank line, else a line end, else a space."""
+def _cut_point(text: str, limit: int, start: int = 0) -> int:
+    """The best place to cut text[:limit] after start: a blank line, else a line end, else a
+    space; always past start, so every chunk consumes some of the text."""
     window = text[:limit]
     for separator in ("\n\n", "\n", " "):
         index = window.rfind(separator)
-        if index > limit // 3:
+        if index > max(limit // 3, start):
             return index + len(separator)
     return limit
 
@@ -42,11 +45,11 @@ def split_message(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
             break
         # Room for a closing fence if we must cut inside a code block.
         budget = limit - 4
-        head_len = _cut_point(candidate, budget)
+        head_len = _cut_point(candidate, budget, len(reopen))
         head = candidate[:head_len]
         # Prefer to cut before a code block that starts in this chunk and would be split.
         fence_start = _fence_start_to_keep_whole(candidate, head_len, limit)
-        if fence_start is not None:
+        if fence_start is not None and fence_start > len(reopen):
             head = candidate[:fence_start]
         language = _open_fence(head)
         consumed = len(head) - len(reopen)
@@ -54,7 +57,7 @@ def split_message(text: str, limit: int = DISCORD_LIMIT) -> list[str]:
         head = head.rstrip("\n")
         if language is not None:
             head += "\n```"
-            reopen = f"```{language}\n"
+            reopen = f"```{language}\n" if _LANGUAGE.fullmatch(language) else "```\n"
         else:
             reopen = ""
         if head.strip():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -12,9 +13,11 @@ from bot.agent.tools import ToolRegistry
 from bot.clock import Clock
 from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools, ToolStatus
-from bot.extools.mcp import MCPServers
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
 from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.extools.mcp import MCPServers
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +78,9 @@ def build_external_tools(
         except MCPConfigError as exc:
             log.error("%s. Otomo runs without MCP servers.", exc)
         else:
+            # The MCP SDK (~18 MB) is loaded only by bots that configure servers, at start-up.
+            from bot.extools.mcp import MCPServers
+
             mcp = MCPServers(
                 servers,
                 registry,

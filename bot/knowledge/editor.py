@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -12,44 +10,21 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor, list_changes, record_change
+from bot.knowledge.edit_terms import (
+    FileContent,
+    KnowledgeEditError,
+    KnowledgeFile,
+    exists_text,
+    may_edit,
+    read_or_none,
+    too_large_text,
+)
 from bot.knowledge.files import UnsafePath, atomic_write, content_hash, decode, resolve_inside, scan
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import RefreshReport
 from bot.settings import Settings
 
-
-class KnowledgeEditError(Exception):
-    """An edit the knowledge base refuses; the message tells the admin what to do instead."""
-
-
-def may_edit(permissions_manage_guild: bool, role_ids: Iterable[int], settings: Settings) -> bool:
-    """Whether a member may edit the knowledge base: Manage Server, or a KB_ADMIN_ROLE_IDS role."""
-    if permissions_manage_guild:
-        return True
-    allowed = set(settings.kb_admin_role_ids)
-    return any(role in allowed for role in role_ids)
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgeFile:
-    """A file as listed for admins."""
-
-    path: str
-    source: str
-    title: str
-    size: int
-    modified_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class FileContent:
-    """A file's text and the hash to pass back to `replace` to detect a concurrent edit."""
-
-    path: str
-    source: str
-    text: str
-    content_hash: str
-    size: int
+__all__ = ["FileContent", "KnowledgeEditError", "KnowledgeEditor", "KnowledgeFile", "may_edit"]
 
 
 class KnowledgeEditor:
@@ -126,7 +101,7 @@ class KnowledgeEditor:
     async def read(self, path: str) -> FileContent:
         """A file's text, or a KnowledgeEditError saying it does not exist."""
         relative, target = self._resolve(path)
-        data = await asyncio.to_thread(_read_or_none, target)
+        data = await asyncio.to_thread(read_or_none, target)
         if data is None:
             raise KnowledgeEditError(self._missing(relative))
         return FileContent(
@@ -140,13 +115,13 @@ class KnowledgeEditor:
         """
         relative, target = self._resolve(path)
         if await asyncio.to_thread(target.exists):
-            raise KnowledgeEditError(_exists(relative))
+            raise KnowledgeEditError(exists_text(relative))
         return relative
 
     def check_size(self, size: int) -> None:
         """Refuse, with a KnowledgeEditError, a file of size bytes over the cap."""
         if size > self._max_file_bytes:
-            raise KnowledgeEditError(_too_large(size, self._max_file_bytes))
+            raise KnowledgeEditError(too_large_text(size, self._max_file_bytes))
 
     def text_of_upload(self, data: bytes) -> str:
         """An uploaded file's bytes as text, or a KnowledgeEditError if too large or not text."""
@@ -169,7 +144,7 @@ class KnowledgeEditor:
             relative, target = self._resolve(path)
             data = self._encode(text)
             if await asyncio.to_thread(target.exists):
-                raise KnowledgeEditError(_exists(relative))
+                raise KnowledgeEditError(exists_text(relative))
             return await self._write(relative, target, data, None, ChangeAction.CREATE, editor)
 
     async def replace(
@@ -179,7 +154,7 @@ class KnowledgeEditor:
         async with self._lock:
             relative, target = self._resolve(path)
             data = self._encode(text)
-            before = await asyncio.to_thread(_read_or_none, target)
+            before = await asyncio.to_thread(read_or_none, target)
             if before is None:
                 raise KnowledgeEditError(
                     f"`{relative}` はまだありません。/kb new で作ってください。/ "
@@ -201,7 +176,7 @@ class KnowledgeEditor:
         """Remove a file and take it out of the index; with expected_hash, only if unchanged."""
         async with self._lock:
             relative, target = self._resolve(path)
-            before = await asyncio.to_thread(_read_or_none, target)
+            before = await asyncio.to_thread(read_or_none, target)
             if before is None:
                 raise KnowledgeEditError(self._missing(relative))
             if expected_hash is not None and content_hash(before) != expected_hash:
@@ -277,25 +252,3 @@ class KnowledgeEditor:
             f"`{relative}` はナレッジベースにありません。/kb list でファイルの一覧を見られます。/ "
             f"There is no `{relative}` in the knowledge base: /kb list shows the files."
         )
-
-
-def _exists(relative: str) -> str:
-    return (
-        f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。/ "
-        f"`{relative}` already exists: edit it with /kb edit, or pick another name."
-    )
-
-
-def _too_large(size: int, limit: int) -> str:
-    return (
-        f"{size:,} バイトあります。1ファイルは {limit:,} バイト（KB_MAX_FILE_BYTES）までなので、"
-        f"いくつかのファイルに分けてください。/ That text is {size:,} bytes; a file may hold at "
-        f"most {limit:,} (KB_MAX_FILE_BYTES). Split it into several files."
-    )
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes() if path.is_file() else None
-    except OSError:
-        return None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
+from bot.knowledge.hot_reload import HotReload
 from bot.knowledge.query import QueryPlan, plan_query
 from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
@@ -26,15 +26,11 @@ from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 
-HOT_RELOAD_SECONDS = 2.0
 # Files tokenised per database transaction on a big (cold) batch: progress is saved and
 # searchable as it goes, and an interrupted start resumes where it stopped.
 BATCH_FILES = 20
 # janome needs minutes for a file this large; such a file is almost surely not meant for the bot.
 MAX_INDEXED_FILE_BYTES = 5_000_000
-# When the first search finds the index never started (console mode, a script), how long it
-# waits for the first load; a larger knowledge base is then searched while it loads.
-FIRST_USE_WAIT_SECONDS = 10.0
 
 
 @dataclass(slots=True)
@@ -45,7 +41,7 @@ class _IndexedFile:
     section_ids: list[int]
 
 
-class KnowledgeIndex:
+class KnowledgeIndex(HotReload):
     """BM25 over every section of `root/**/*.md`, refreshed incrementally from disk."""
 
     def __init__(
@@ -69,7 +65,7 @@ class KnowledgeIndex:
         self._next_id = 0
         self._lock = asyncio.Lock()
         self._ready = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._task = None
 
     @classmethod
     def from_settings(
@@ -82,11 +78,6 @@ class KnowledgeIndex:
     def root(self) -> Path:
         """The knowledge-base directory."""
         return self._root
-
-    @property
-    def ready(self) -> bool:
-        """Whether the first load has finished (searches before it see a partial index)."""
-        return self._ready.is_set()
 
     async def wait_ready(self) -> None:
         """Wait until the first load has finished."""
@@ -188,41 +179,6 @@ class KnowledgeIndex:
                 )
             )
         return hits
-
-    async def run(self, interval: float = HOT_RELOAD_SECONDS) -> None:
-        """Load, then refresh every interval seconds until cancelled (the hot reload)."""
-        while True:
-            try:
-                await (self.refresh() if self.ready else self.load())
-            except Exception:  # a bad file or a database hiccup must not stop hot reload
-                log.exception("knowledge base refresh failed; retrying in %.0f s", interval)
-            await asyncio.sleep(interval)
-
-    def start(self, interval: float = HOT_RELOAD_SECONDS) -> asyncio.Task[None]:
-        """Run `run()` as a background task (the bot answers while a cold start tokenises)."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self.run(interval), name="knowledge-hot-reload")
-        return self._task
-
-    async def ensure_started(self, wait: float = FIRST_USE_WAIT_SECONDS) -> None:
-        """Start the hot reload if nothing has (console mode), waiting up to wait s for the load.
-
-        The bot starts the index with its other services and answers from a partial index during
-        a cold start, so this returns at once when the index is loaded or loading.
-        """
-        if self.ready or self._task is not None:
-            return
-        self.start()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._ready.wait(), wait)
-
-    async def stop(self) -> None:
-        """Cancel the background task, if any."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
 
     async def _sync(
         self,

@@ -20,6 +20,7 @@ from bot.clock import Clock
 from bot.reminders.courier import ReminderCourier
 from bot.reminders.lanes import ChannelLanes
 from bot.reminders.ledger import Claim, DeliveryLedger, default_worker_id
+from bot.reminders.scope import ReminderScope
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
 
 # A claim outlives a normal send (discord.py retries a 5xx for ~25 s); a crashed process's
@@ -53,10 +54,11 @@ class DeliveryEngine:
         resync_interval: timedelta | None = RESYNC_INTERVAL,
         job_id: str = "reminders.wake",
         jobstore: str = "default",
+        scope: ReminderScope | None = None,
     ) -> None:
         self.worker_id = worker_id or default_worker_id()
         self.job_id = job_id
-        self._ledger = DeliveryLedger(sessions, worker_id=self.worker_id, lease=lease)
+        self._ledger = DeliveryLedger(sessions, worker_id=self.worker_id, lease=lease, scope=scope)
         self._courier = ReminderCourier(
             self._ledger, clock, sender, notify_owner_failure, self.notify_changed
         )

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.reminders.scope import ReminderScope
 from bot.storage.reminders import Reminder, ReminderState
 
 
@@ -41,8 +42,10 @@ class DeliveryLedger:
         *,
         worker_id: str,
         lease: timedelta,
+        scope: ReminderScope | None = None,
     ) -> None:
         self._sessions = sessions
+        self._scope = (scope or ReminderScope()).condition()
         self._worker_id = worker_id[:50]
         self._lease = lease
         self._sequence = itertools.count(1)
@@ -57,6 +60,7 @@ class DeliveryLedger:
         token = f"{self._worker_id}#{next(self._sequence)}"
         lease_until = now + self._lease
         due = and_(
+            self._scope,
             Reminder.state == ReminderState.PENDING,
             Reminder.next_attempt_at <= now,
             or_(Reminder.lease_until.is_(None), Reminder.lease_until <= now),
@@ -152,13 +156,18 @@ class DeliveryLedger:
         async with self._sessions() as session:
             next_due = await session.scalar(
                 select(Reminder.next_attempt_at)
-                .where(Reminder.state == ReminderState.PENDING, Reminder.lease_until.is_(None))
+                .where(
+                    self._scope,
+                    Reminder.state == ReminderState.PENDING,
+                    Reminder.lease_until.is_(None),
+                )
                 .order_by(Reminder.next_attempt_at)
                 .limit(1)
             )
             next_lease_end = await session.scalar(
                 select(Reminder.lease_until)
                 .where(
+                    self._scope,
                     Reminder.state == ReminderState.PENDING,
                     Reminder.lease_until.is_not(None),
                     ~Reminder.claimed_by.startswith(f"{self._worker_id}#", autoescape=True),

@@ -27,6 +27,7 @@ from bot.reminders.repeat import (
     first_occurrence,
     load_rule,
 )
+from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
 from bot.reminders.times import local_iso, parse_local_wall
 from bot.reminders.views import ReminderView
 from bot.settings import Settings
@@ -152,7 +153,7 @@ class ReminderService:
         """Cancel the user's pending reminder (a repeating one stops for good)."""
         row = await self._owned(reminder_id, user_id, verb="cancel")
         self._require_pending(row, "cancel")
-        await self._apply(row, _cancelled(self._clock.now()))
+        await self._apply(row, cancelled(self._clock.now()))
         return ReminderView.of(row, tz)
 
     async def edit(
@@ -181,7 +182,7 @@ class ReminderService:
                 # on the day of this one.
                 wall = parse_local_wall(when, tz).time().replace(second=0, microsecond=0)
                 changes["repeat"] = dump_rule(rule.model_copy(update={"at": wall}))
-            changes.update(_rescheduled(due), timezone=tz.key)
+            changes.update(rescheduled(due), timezone=tz.key)
         # A claim in progress is dropped, so the old time and text are not delivered.
         changes.update(lease_until=None, claimed_by=None)
         await self._apply(row, changes)
@@ -200,7 +201,7 @@ class ReminderService:
         check_future(until, tz, now, self._settings.reminder_max_ahead_days)
         if row.repeat is not None:
             copy = Reminder(
-                **{c: getattr(row, c) for c in _COPIED_COLUMNS},
+                **{c: getattr(row, c) for c in COPIED_COLUMNS},
                 due_at=until,
                 next_attempt_at=until,
                 repeat=None,
@@ -215,7 +216,7 @@ class ReminderService:
             self._changed(until)
             return ReminderView.of(copy, tz)
         # The occurrence moves on so the next delivery gets a nonce of its own.
-        changes = _rescheduled(until) | {
+        changes = rescheduled(until) | {
             "occurrence": row.occurrence + 1,
             "state": ReminderState.PENDING,
             "delivered_at": None,
@@ -231,7 +232,7 @@ class ReminderService:
         is cancelled, a repeating series carries on."""
         row = await self._owned(reminder_id, user_id, verb="finish")
         if row.state == ReminderState.PENDING and row.repeat is None:
-            await self._apply(row, _cancelled(self._clock.now()))
+            await self._apply(row, cancelled(self._clock.now()))
         return ReminderView.of(row, tz)
 
     async def _owned(self, reminder_id: int, user_id: int, *, verb: str) -> Reminder:
@@ -281,33 +282,3 @@ class ReminderService:
     def _changed(self, due: datetime) -> None:
         if self._on_change is not None:
             self._on_change(due)
-
-
-_COPIED_COLUMNS = (
-    "guild_id",
-    "channel_id",
-    "user_id",
-    "user_display_name",
-    "content",
-    "timezone",
-    "origin_message_id",
-)
-
-
-def _rescheduled(due: datetime) -> dict[str, Any]:
-    return {
-        "due_at": due,
-        "next_attempt_at": due,
-        "attempts": 0,
-        "retries": 0,
-        "last_error": None,
-    }
-
-
-def _cancelled(now: datetime) -> dict[str, Any]:
-    return {
-        "state": ReminderState.CANCELLED,
-        "cancelled_at": now,
-        "lease_until": None,
-        "claimed_by": None,
-    }

@@ -45,3 +45,14 @@ def test_a_line_without_spaces_is_cut_hard_at_the_limit() -> None:
     chunks = split_message("あ" * 4500)
 
     assert [len(c) for c in chunks] == [1996, 1996, 508]
+
+
+def test_a_code_block_opened_on_a_long_line_of_code_still_splits() -> None:
+    # Found by the property tests: the reopened fence carried the whole line, so no chunk
+    # could make progress and the splitter never returned.
+    text = "\r```" + "x" * 300
+
+    chunks = split_message(text, 50)
+
+    assert all(len(chunk) <= 50 for chunk in chunks)
+    assert "".join(c.replace("```", "").replace("\n", "") for c in chunks).count("x") == 300

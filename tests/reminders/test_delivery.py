@@ -13,6 +13,7 @@ from sqlalchemy import select
 from bot.clock import Clock, ManualClock, SystemClock
 from bot.reminders.delivery import LEASE, DeliveryEngine
 from bot.reminders.repeat import RepeatRule
+from bot.reminders.scope import CONSOLE_CHANNEL_ID, CONSOLE_REMINDERS, DISCORD_REMINDERS
 from bot.reminders.service import ReminderService
 from bot.sending import PermanentSendError, RetryableSendError
 from bot.settings import Settings
@@ -425,3 +426,19 @@ async def test_a_backlog_beyond_the_in_flight_cap_is_delivered_in_turns(
         await engine.drain()
     assert sorted(sender.posts_per_reminder()) == ids
     assert scheduler.get_job(engine.job_id) is None  # nothing left to wake for
+
+
+async def test_the_bot_leaves_console_reminders_to_the_console_and_the_console_the_bots(
+    make_engine: EngineFactory, file_database: Database, clock: ManualClock, sender: FakeSender
+) -> None:
+    service = service_for(file_database, clock)
+    discord_id = await remind(service)
+    console_id = await remind(service, channel_id=CONSOLE_CHANNEL_ID)
+    bot = make_engine(worker_id="bot", scope=DISCORD_REMINDERS)
+    console = make_engine(worker_id="console", scope=CONSOLE_REMINDERS)
+    clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
+
+    assert await bot.run_due() == 1
+    assert [d.reminder_id for d in sender.posted] == [discord_id]
+    assert await console.run_due() == 1
+    assert [d.reminder_id for d in sender.posted] == [discord_id, console_id]

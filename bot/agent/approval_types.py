@@ -1,0 +1,77 @@
+"""The words of approvals: a request's status, a person's decision, what a click achieved."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bot.storage.agent import ApprovalRequest
+
+
+class Status(StrEnum):
+    """Where an approval request stands."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    # Approved and claimed by the run executing it, so a second resume cannot run it again.
+    EXECUTED = "executed"
+    REJECTED = "rejected"
+    EXPIRED = "expired"
+    INVALIDATED = "invalidated"
+
+
+class Decision(StrEnum):
+    """What a person chose on the card."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    ALWAYS = "always"
+
+
+@dataclass(frozen=True)
+class NewApproval:
+    """What the agent knows when a call needs approval."""
+
+    tool_call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    requester_id: int
+    requester_name: str
+    guild_id: int | None
+    channel_id: int
+    origin_message_id: int | None
+    conversation_key: str
+    handler: str
+
+
+@dataclass(frozen=True)
+class DecisionOutcome:
+    """The result of a click: whether it took effect, and a sentence for the clicker."""
+
+    effective: bool
+    status: Status | None
+    message: str
+    request: ApprovalRequest | None
+    # This call changed the row (decided it, or found it overdue and expired it): the caller
+    # owns continuing the conversation, and nobody else will.
+    changed: bool = False
+
+
+def already_text(status: Status) -> str:
+    """The sentence for a click on a request that is no longer pending."""
+    return {
+        Status.PENDING: "This request is still waiting for a decision.",
+        Status.APPROVED: "This request was already approved.",
+        Status.EXECUTED: "This request was already approved.",
+        Status.REJECTED: "This request was already rejected.",
+        Status.EXPIRED: "This request expired; nothing was run.",
+        Status.INVALIDATED: "This request was cancelled because the conversation moved on.",
+    }[status]
+
+
+def decode_arguments(request: ApprovalRequest) -> dict[str, Any]:
+    """The stored arguments as a dict."""
+    loaded = json.loads(request.arguments)
+    return loaded if isinstance(loaded, dict) else {}

@@ -1,0 +1,69 @@
+"""What editing the knowledge base speaks in: who may edit, files as listed, refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from bot.settings import Settings
+
+
+class KnowledgeEditError(Exception):
+    """An edit the knowledge base refuses; the message tells the admin what to do instead."""
+
+
+def may_edit(permissions_manage_guild: bool, role_ids: Iterable[int], settings: Settings) -> bool:
+    """Whether a member may edit the knowledge base: Manage Server, or a KB_ADMIN_ROLE_IDS role."""
+    if permissions_manage_guild:
+        return True
+    allowed = set(settings.kb_admin_role_ids)
+    return any(role in allowed for role in role_ids)
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeFile:
+    """A file as listed for admins."""
+
+    path: str
+    source: str
+    title: str
+    size: int
+    modified_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FileContent:
+    """A file's text and the hash to pass back to `replace` to detect a concurrent edit."""
+
+    path: str
+    source: str
+    text: str
+    content_hash: str
+    size: int
+
+
+def exists_text(relative: str) -> str:
+    """The refusal for creating a file that exists."""
+    return (
+        f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。/ "
+        f"`{relative}` already exists: edit it with /kb edit, or pick another name."
+    )
+
+
+def too_large_text(size: int, limit: int) -> str:
+    """The refusal for a text over KB_MAX_FILE_BYTES."""
+    return (
+        f"{size:,} バイトあります。1ファイルは {limit:,} バイト（KB_MAX_FILE_BYTES）までなので、"
+        f"いくつかのファイルに分けてください。/ That text is {size:,} bytes; a file may hold at "
+        f"most {limit:,} (KB_MAX_FILE_BYTES). Split it into several files."
+    )
+
+
+def read_or_none(path: Path) -> bytes | None:
+    """The file's bytes, or None when it is missing or unreadable."""
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 # Before anything imports litellm: use the bundled price map instead of downloading one.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -16,6 +17,11 @@ os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 from bot.clock import ManualClock
 from bot.settings import Settings, load_settings
+
+# CI checks the same examples on every run, so a red build always means a change broke it.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI") == "true":
+    hypothesis_settings.load_profile("ci")
 
 pytest_plugins = ["tests.fakes.netguard_plugin", "tests.databases"]
 

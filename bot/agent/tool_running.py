@@ -5,16 +5,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from bot.redaction import redact
 
-if TYPE_CHECKING:
-    from bot.agent.tools import Tool, ToolContext
+
+class Tool(Protocol):
+    """What running a call needs of a registered tool (bot.agent.tools.Tool has it)."""
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+
+    @property
+    def timeout(self) -> float:
+        """Seconds the handler may take."""
+
+    @property
+    def arguments_model(self) -> type[BaseModel] | None:
+        """Validates the model's arguments, when the tool has one."""
+
+    @property
+    def handler(self) -> Callable[..., Awaitable[Any]]:
+        """The function that does the work."""
 
 
 class ToolError(Exception):
@@ -65,7 +82,7 @@ def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, s
     return loaded, None
 
 
-async def execute(tool_item: Tool, ctx: ToolContext, arguments: Mapping[str, Any]) -> ToolOutcome:
+async def execute(tool_item: Tool, ctx: object, arguments: Mapping[str, Any]) -> ToolOutcome:
     """Run a tool with its timeout; every failure becomes an error outcome, never an exception."""
     try:
         if tool_item.arguments_model is not None:

@@ -18,12 +18,10 @@ from discord.ext import commands
 
 from bot.discord_ui.kb_forms import (
     FAILED,
-    MESSAGE_CHARS,
     MODAL_TEXT_CHARS,
     REFUSAL,
     DeleteConfirmation,
     TextModal,
-    say,
 )
 from bot.discord_ui.kb_replies import (
     Write,
@@ -33,6 +31,7 @@ from bot.discord_ui.kb_replies import (
     write_submitted,
     write_uploaded,
 )
+from bot.discord_ui.private_replies import MESSAGE_CHARS, say
 from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge import may_edit as may_edit_knowledge
 from bot.knowledge.views import clip, describe_change, describe_file, describe_refresh, format_size

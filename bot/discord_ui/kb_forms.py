@@ -1,7 +1,8 @@
 """The forms /kb opens: the text modal of a file and the delete confirmation.
 
-Also how every /kb answer is sent (ephemeral, pinging nobody) and the sentences for a refusal and
-a failure, which the forms share with the cog in :mod:`bot.discord_ui.kb_commands`.
+Also the sentences for a refusal and a failure, which the forms share with the cog in
+:mod:`bot.discord_ui.kb_commands`; every answer goes through
+:func:`bot.discord_ui.private_replies.say`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.discord_ui.private_replies import NO_MENTIONS, say
 from bot.knowledge import KnowledgeEditError
 from bot.knowledge.editor import FileContent
 from bot.knowledge.views import clip
@@ -23,17 +25,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Discord's limits: 2,000 characters a message, 4,000 in a modal's text input, 45 in a modal
+# Discord's limits: 4,000 characters in a modal's text input, 45 in a modal
 # title or label, 100 in a label description.
-MESSAGE_CHARS = 2000
 MODAL_TEXT_CHARS = 4000
 MODAL_TITLE_CHARS = 45
 LABEL_DESCRIPTION_CHARS = 100
 # A delete confirmation is answerable for this long; a modal is kept while the admin types.
 CONFIRM_SECONDS = 120
 MODAL_SECONDS = 3600
-
-NO_MENTIONS = discord.AllowedMentions.none()
 
 REFUSAL = (
     "ナレッジベースを編集できるのは「サーバー管理」権限か、ナレッジベース管理ロールを持つ"
@@ -44,20 +43,6 @@ FAILED = (
     "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
     "that failed on my side; please try again in a moment."
 )
-
-
-async def say(interaction: discord.Interaction[Any], content: str, **extra: Any) -> None:
-    """Answer ephemerally, as the first response or a followup, without pinging anyone."""
-    options: dict[str, Any] = {"ephemeral": True, "allowed_mentions": NO_MENTIONS, **extra}
-    try:
-        if interaction.response.is_done():
-            await interaction.followup.send(clip(content, MESSAGE_CHARS), **options)
-        else:
-            await interaction.response.send_message(clip(content, MESSAGE_CHARS), **options)
-    except discord.HTTPException as exc:
-        log.warning(
-            "Could not answer /kb interaction %s: %s %s", interaction.id, exc.status, exc.text
-        )
 
 
 class TextModal(discord.ui.Modal):

@@ -9,7 +9,8 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.kb_forms import MESSAGE_CHARS, REFUSAL, say
+from bot.discord_ui.kb_forms import REFUSAL
+from bot.discord_ui.private_replies import MESSAGE_CHARS, say
 from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.views import format_size
 

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.memory import ConversationMemory, MemoryReport
 from bot.agent.usage import UsageReport, usage_by_day
-from bot.discord_ui.kb_forms import NO_MENTIONS, say
+from bot.discord_ui.private_replies import NO_MENTIONS, say
 from bot.knowledge.views import clip
 from bot.users import UserPreferences
 

@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.models import ModelChoice, UnknownModel
-from bot.discord_ui.kb_forms import say
+from bot.discord_ui.private_replies import say
 
 log = logging.getLogger(__name__)
 

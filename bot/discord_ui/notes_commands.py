@@ -15,7 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_ui.kb_forms import NO_MENTIONS, say
+from bot.discord_ui.private_replies import NO_MENTIONS, say
 from bot.knowledge.views import clip
 from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
 from bot.users import UserPreferences

@@ -17,8 +17,21 @@ def _cut_point(text: str, limit: int, start: int = 0) -> int:
     for separator in ("\n\n", "\n", " "):
         index = window.rfind(separator)
         if index > max(limit // 3, start):
-            return index + len(separator)
-    return limit
+            return _off_a_fence(text, index + len(separator), start)
+    return _off_a_fence(text, limit, start)
+
+
+def _off_a_fence(text: str, cut: int, start: int) -> int:
+    """Move a mid-line cut back so the next chunk does not begin with backticks that Discord
+    would read as a code fence although the member's text had them inside a line."""
+    if text[cut - 1] == "\n" or not _FENCE.match(text[cut:].partition("\n")[0]):
+        return cut
+    back = cut
+    while back > start and text[back - 1] in " \t`":
+        back -= 1
+    if back > start and text[back - 1] != "\n":
+        return back - 1
+    return cut
 
 
 def _open_fence(chunk: str) -> str | None:

@@ -56,3 +56,14 @@ def test_a_code_block_opened_on_a_long_line_of_code_still_splits() -> None:
 
     assert all(len(chunk) <= 50 for chunk in chunks)
     assert "".join(c.replace("```", "").replace("\n", "") for c in chunks).count("x") == 300
+
+
+def test_a_hard_cut_never_starts_a_chunk_with_backticks_from_inside_a_line() -> None:
+    # Found by the property tests: cutting a long line just before "````" made the next chunk
+    # begin with a fence, which Discord shows as an unclosed code block.
+    text = "x" * 200 + "00````00"
+
+    chunks = split_message(text, 207)
+
+    assert [c.lstrip().startswith("```") for c in chunks] == [False] * len(chunks)
+    assert "".join(chunks) == text

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from abc import ABC, abstractmethod
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -15,7 +16,7 @@ HOT_RELOAD_SECONDS = 2.0
 FIRST_USE_WAIT_SECONDS = 10.0
 
 
-class HotReload:
+class HotReload(ABC):
     """Loads once, then refreshes every few seconds; the index supplies `load` and `refresh`."""
 
     _ready: asyncio.Event
@@ -26,13 +27,13 @@ class HotReload:
         """Whether the first load has finished (searches before it see a partial index)."""
         return self._ready.is_set()
 
+    @abstractmethod
     async def load(self) -> Any:
         """Read the whole folder (start-up)."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def refresh(self) -> Any:
         """Pick up what changed on disk."""
-        raise NotImplementedError
 
     async def run(self, interval: float = HOT_RELOAD_SECONDS) -> None:
         """Load, then refresh every interval seconds until cancelled (the hot reload)."""

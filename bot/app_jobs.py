@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from bot.agent.retention import RETENTION_JOB_ID, schedule_retention
@@ -57,9 +58,11 @@ def schedule_jobs(core: Core, bot: OtomoBot, *, holder: str) -> None:
             await poster.post_tip(tips_channel, tip)
 
         schedule_tips(core.scheduler, features.tips, post_tip, settings)
+    lease = timedelta(seconds=settings.jobs_lease_seconds)
     run_once_per_bot(
         core.scheduler,
-        BotLease(core.database.sessions, holder),
+        BotLease(core.database.sessions, holder, ttl=lease),
         due_at_set_times=[DAILY_WEATHER_JOB_ID, TIPS_JOB_ID, RETENTION_JOB_ID],
         periodic=[APPROVAL_SWEEP_JOB_ID],
+        renew_every=lease / 3,
     )

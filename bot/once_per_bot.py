@@ -22,11 +22,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.storage.engine import database_now
 from bot.storage.leases import BotLeaseRow
+from bot.storage.outage import health_of
 
 log = logging.getLogger(__name__)
 
 TTL = timedelta(seconds=45)
-RENEW_EVERY = timedelta(seconds=15)
+RENEW_EVERY = TTL / 3
 # How often a process that is not the holder asks again while a job of its waits.
 ASK_AGAIN_SECONDS = 5.0
 LEASE_NAME = "jobs"
@@ -48,6 +49,7 @@ class BotLease:
         self._ttl = ttl
         self._name = name
         self.held = False
+        self._health = health_of(sessions)
 
     async def acquire(self) -> bool:
         """Take or renew the lease; True if this process holds it now."""
@@ -71,10 +73,16 @@ class BotLease:
                     held = True
         except IntegrityError:
             held = False  # another process inserted the row first
-        except Exception:
-            # No database, no lease: the jobs wait rather than run twice.
-            log.warning("Could not renew the lease on once-per-bot jobs; retrying", exc_info=True)
+        except Exception as exc:
+            # No database, no lease: the jobs wait rather than run twice. An outage is said
+            # once (by the database's health), anything else here each time.
+            if not self._health.noticed(exc):
+                log.warning(
+                    "Could not renew the lease on once-per-bot jobs; retrying", exc_info=True
+                )
             held = False
+        else:
+            self._health.recovered()
         if held != self.held:
             log.info(
                 "This process %s the once-per-bot jobs (daily weather, tips, sweeps)",
@@ -114,6 +122,7 @@ def run_once_per_bot(
     *,
     due_at_set_times: Iterable[str],
     periodic: Iterable[str],
+    renew_every: timedelta = RENEW_EVERY,
 ) -> None:
     """Guard the scheduled jobs with the lease (by job id), and keep renewing it."""
     for job_ids, patient in ((due_at_set_times, True), (periodic, False)):
@@ -124,7 +133,7 @@ def run_once_per_bot(
     scheduler.add_job(
         lease.acquire,
         "interval",
-        seconds=RENEW_EVERY.total_seconds(),
+        seconds=renew_every.total_seconds(),
         id="once_per_bot.renew",
         coalesce=True,
         max_instances=1,

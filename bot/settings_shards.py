@@ -14,7 +14,8 @@ MAX_SHARDS = 1024
 
 
 class ShardSettings(BaseModel):
-    """SHARD_COUNT shards in all; SHARD_IDS the ones this process runs (default: all)."""
+    """SHARD_COUNT shards in all; SHARD_IDS the ones this process runs (default: all); how
+    long the once-per-bot jobs lease lasts."""
 
     shard_count: Annotated[int | None, BeforeValidator(blank_to_none)] = Field(
         None, ge=1, le=MAX_SHARDS, alias="SHARD_COUNT"
@@ -22,6 +23,8 @@ class ShardSettings(BaseModel):
     shard_ids: Annotated[list[int], BeforeValidator(split_list)] = Field(
         default_factory=list, alias="SHARD_IDS"
     )
+    # The holder of the once-per-bot jobs renews every third of it; others take over after it.
+    jobs_lease_seconds: float = Field(45.0, ge=3, le=600, alias="JOBS_LEASE_SECONDS")
 
     @model_validator(mode="after")
     def _shards_fit(self) -> Self:

@@ -26,6 +26,7 @@ from bot.chat.words import extract_words
 from bot.clock import Clock
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
+from bot.storage.outage import health_of
 from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
@@ -235,8 +236,10 @@ class WordPool:
             self._wake.clear()
             try:
                 await self.flush()
-            except Exception:  # the flusher must outlive one bad batch
-                log.exception("word pool flush failed")
+            except Exception as exc:  # the flusher must outlive one bad batch
+                # Unflushed words stay buffered; an outage is said once, not per flush.
+                if not health_of(self._sessions).noticed(exc):
+                    log.exception("word pool flush failed")
 
     def _restore(self, batch: dict[str, _Pending]) -> None:
         for word, entry in batch.items():

@@ -19,6 +19,7 @@ from bot.discord_ui.typing import typing_during
 from bot.handlers.router import route
 from bot.sending import SendError
 from bot.settings import Settings
+from bot.storage.outage import health_of
 from bot.users import UserPreferences
 from bot.worker import in_worker
 
@@ -27,6 +28,13 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR = (
     "ごめんなさい、内部エラーが起きました。少し待ってもう一度お願いします。/ Sorry, "
     "something went wrong on my side; please try again in a moment."
+)
+
+# Conversations, approvals and reminders all live in the database: without it, say so.
+DATABASE_UNREACHABLE = (
+    "ごめんなさい、いまデータベースにつながらないので答えられません。少ししてからもう一度お願いします。"
+    "/ Sorry, I can't reach my database right now, so I can't answer; please try again in a "
+    "minute. Reminders are kept and will still be posted."
 )
 
 
@@ -120,7 +128,11 @@ class Conversations:
         except SendError:
             # Logged by the renderer; the channel does not take our messages now.
             run.stop.set()
-        except Exception:
+        except Exception as exc:
+            if health_of(staff.agent.sessions).noticed(exc):
+                # Said once per outage by the database's health; the member gets a sentence.
+                await reply_plain(message, DATABASE_UNREACHABLE)
+                return
             log.exception(
                 "Answering message %s in channel %s failed", message.id, message.channel.id
             )

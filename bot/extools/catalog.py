@@ -16,6 +16,7 @@ from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.registration import Refused, Registration
 from bot.extools.store import ExternalToolStore
 from bot.storage.external_tools import ExternalToolRow
+from bot.storage.outage import health_of
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,7 @@ class ExternalTools:
         check_every: float,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
+        self._health = health_of(sessions)
         self.handler_names = handler_names
         self._registry = registry
         self._trusted = trusted_sources
@@ -156,8 +158,9 @@ class ExternalTools:
                     await self.check_health()
                 else:
                     await self.refresh()
-            except Exception:
-                log.exception("Checking external tools failed; trying again later")
+            except Exception as exc:
+                if not self._health.noticed(exc):
+                    log.exception("Checking external tools failed; trying again later")
             await asyncio.sleep(every)
 
     def _reconcile(self, rows: list[ExternalToolRow]) -> None:

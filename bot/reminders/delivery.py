@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
@@ -25,6 +26,7 @@ from bot.reminders.pacing import SendPacer
 from bot.reminders.scope import ReminderScope
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
 from bot.shards import ShardPlan
+from bot.storage.outage import health_of
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +103,9 @@ class DeliveryEngine:
         self._armed_at: datetime | None = None
         self._hint: datetime | None = None
         self._running = False
+        self._taken_back = False
+        # A database outage is retried here (and said once), not logged per reminder.
+        self._health = health_of(sessions)
 
     @property
     def armed_at(self) -> datetime | None:
@@ -114,12 +119,9 @@ class DeliveryEngine:
         previous run of this identity left behind are taken back first.
         """
         self._running = True
-        taken = await self._ledger.take_back()
-        if taken:
-            log.info("Took back %d reminders claimed before the last restart", taken)
         if self._resync_interval is not None:
             self._scheduler.add_job(
-                self.rearm,
+                self._resync,
                 "interval",
                 seconds=self._resync_interval.total_seconds(),
                 id=f"{self.job_id}.resync",
@@ -128,8 +130,7 @@ class DeliveryEngine:
                 misfire_grace_time=None,
                 jobstore=self._jobstore,
             )
-        await self.run_due(wait=False)
-        await self.rearm()
+        await self._wake()
 
     async def stop(self, grace_seconds: float = 5.0) -> None:
         """Remove the jobs and let in-flight sends finish for up to grace_seconds.
@@ -205,16 +206,38 @@ class DeliveryEngine:
     async def _wake(self) -> None:
         self._armed_at = None
         try:
-            await self.run_due(wait=False)
-        finally:
+            if not self._taken_back:
+                taken = await self._ledger.take_back()
+                self._taken_back = True
+                if taken:
+                    log.info("Took back %d reminders claimed before the last restart", taken)
+            try:
+                await self.run_due(wait=False)
+            finally:
+                await self.rearm()
+        except Exception as exc:
+            if not self._health.noticed(exc):
+                raise
+            # Wake again soon on the real clock (the scheduler's), however the engine tells time.
+            self._arm(datetime.now(UTC) + timedelta(seconds=self._health.retry_delay()))
+        else:
+            self._health.recovered()
+
+    async def _resync(self) -> None:
+        try:
             await self.rearm()
+        except Exception as exc:
+            if not self._health.noticed(exc):
+                raise
 
     async def _deliver(self, reminder_id: int) -> None:
         # A claim made while this one was sending is delivered next (the nonce makes a resend
         # of what was just posted harmless).
         while (claim := self._claims.pop(reminder_id, None)) is not None:
             try:
-                await self._courier.deliver(claim)
+                # During an outage the lane waits here and tries the same claim again: its token
+                # still guards the row, and the nonce makes a repeated send harmless.
+                await self._health.until_reachable(partial(self._courier.deliver, claim))
             except Exception:
                 # The row may still hold our lease; look again once it runs out.
                 self.notify_changed(self._clock.now() + self._ledger.lease)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tests.fakes.discord.fake import FakeDiscord, point_discord_py_at
 from tests.fakes.discord.records import InteractionRecord, RecordedRequest, UploadedFile
-from tests.fakes.discord.rest import Fault
+from tests.fakes.discord.rest import Fault, Hold
 from tests.fakes.discord.world import (
     ADMIN_ID,
     ADMIN_ROLE_ID,
@@ -55,6 +55,7 @@ __all__ = [
     "FakeRole",
     "FakeUser",
     "Fault",
+    "Hold",
     "InteractionRecord",
     "Json",
     "RecordedRequest",

@@ -11,6 +11,7 @@ import contextlib
 import copy
 import json
 import secrets
+import time
 import zlib
 from collections import deque
 from collections.abc import Callable
@@ -164,6 +165,56 @@ class GatewaySession:
             await conn.send(frame)
 
 
+class GatewayGate:
+    """New gateway connections wait here, before HELLO, until admitted one at a time in the
+    order they came: a bot process can start (imports, migrations, login) and wait, warm, for
+    its turn, as if it had started right when the test admits it."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        self._waiting: deque[asyncio.Future[None]] = deque()
+        self._changed = changed
+        self._arrived = asyncio.Event()
+
+    @property
+    def waiting(self) -> int:
+        """Connections waiting for their turn now."""
+        return sum(not future.done() for future in self._waiting)
+
+    def admit_one(self) -> None:
+        """Let the longest-waiting connection go on to HELLO."""
+        while self._waiting:
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_result(None)
+                return
+        raise AssertionError("no gateway connection is waiting to be admitted")
+
+    async def someone_waiting(self) -> None:
+        """Return once a connection waits to be admitted."""
+        while not self.waiting:
+            self._arrived.clear()
+            await self._arrived.wait()
+
+    async def wait_turn(self, ws: web.WebSocketResponse) -> bool:
+        """Wait until admitted (True), or until the client hangs up first (False)."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(future)
+        self._arrived.set()
+        self._changed()
+        # A client says nothing before HELLO: whatever it sends now is its closing.
+        hung_up = asyncio.ensure_future(ws.receive())
+        try:
+            await asyncio.wait([future, hung_up], return_when=asyncio.FIRST_COMPLETED)
+            return future.done() and not future.cancelled()
+        finally:
+            future.cancel()  # a connection closed while waiting gives its turn away
+            hung_up.cancel()
+            # Ended before the connection reads again: one reader at a time.
+            with contextlib.suppress(asyncio.CancelledError):
+                await hung_up
+            self._changed()
+
+
 class GatewayServer(FakeDiscordState):
     """The gateway websocket of the fake, and the test-facing ways to drive it."""
 
@@ -191,6 +242,11 @@ class GatewayServer(FakeDiscordState):
             with contextlib.suppress(Exception):
                 await conn.ws.close(code=code, message=b"fake disconnect")
 
+    def hold_gateway(self) -> GatewayGate:
+        """From now on, new gateway connections wait for ``admit_one()`` before HELLO."""
+        self.gateway_gate = GatewayGate(self._notify)
+        return self.gateway_gate
+
     async def wait_for_gateway_ready(self, timeout: float = 10.0) -> Json:  # noqa: ASYNC109
         """Wait until a session got READY and GUILD_CREATE; returns its IDENTIFY ``d``."""
         await self.wait_until(
@@ -216,6 +272,8 @@ class GatewayServer(FakeDiscordState):
                 compress == "zstd-stream" and conn._zstd is None
             ):
                 await ws.close(code=4000, message=b"unsupported compress")
+                return ws
+            if self.gateway_gate is not None and not await self.gateway_gate.wait_turn(ws):
                 return ws
             await conn.send(
                 {"op": OP_HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}
@@ -311,6 +369,7 @@ class GatewayServer(FakeDiscordState):
             self.dispatched.append({"t": event, "d": copy.deepcopy(payload)})
             await session.emit(event, payload, addressed=True)
         session.ready = True
+        self.ready_at.append(time.monotonic())
 
     async def _resume(self, conn: GatewayConnection, data: Json) -> None:
         """RESUME a known session (replaying missed events) or answer INVALID_SESSION."""

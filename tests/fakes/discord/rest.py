@@ -6,12 +6,14 @@ of the ``rest_*`` modules; tests inject faults and switch rate limits on with th
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import json
 import mimetypes
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from aiohttp import BodyPartReader, web
@@ -89,6 +91,38 @@ class Fault:
         return self.method in ("*", method) and self.pattern.fullmatch(path) is not None
 
 
+@dataclass
+class Hold:
+    """The next message posted (to ``channel_id``, or anywhere) is stored, as Discord stores an
+    accepted message, but its answer waits until ``release()``: the moment a client killed
+    after posting and before hearing back would leave behind."""
+
+    channel_id: int | None
+    accepted: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    message: Json | None = None
+
+    def matches(self, channel_id: int) -> bool:
+        """True if a message to channel_id is the one to hold."""
+        return self.channel_id in (None, channel_id)
+
+    async def keep(self, message: Json) -> None:
+        """Note the accepted message, then wait until released."""
+        self.message = copy.deepcopy(message)
+        self.accepted.set()
+        await self.released.wait()
+
+    async def wait_accepted(self, timeout: float = 30.0) -> Json:  # noqa: ASYNC109
+        """Wait until a message was accepted and is being held; return it."""
+        await asyncio.wait_for(self.accepted.wait(), timeout)
+        assert self.message is not None
+        return self.message
+
+    def release(self) -> None:
+        """Let the answer go (to a client that may no longer be there)."""
+        self.released.set()
+
+
 class RestServer(FakeDiscordState):
     """Records, checks and routes REST requests to the handler methods named in ``_routes``."""
 
@@ -132,6 +166,12 @@ class RestServer(FakeDiscordState):
         )
         self.faults.append(fault)
         return fault
+
+    def hold_after_accepting(self, channel_id: int | None = None) -> Hold:
+        """Hold the answer to the next message posted (to channel_id): see :class:`Hold`."""
+        hold = Hold(channel_id)
+        self.holds.append(hold)
+        return hold
 
     def clear_faults(self) -> None:
         """Remove every injected fault."""

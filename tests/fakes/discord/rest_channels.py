@@ -149,6 +149,10 @@ class ChannelRoutes(MessageStore):
             self._nonces.remember(self.world.bot.id, str(nonce), int(message["id"]))
         self._store(message)
         await self.dispatch("MESSAGE_CREATE", message)
+        hold = next((h for h in self.holds if h.matches(channel_id)), None)
+        if hold is not None:
+            self.holds.remove(hold)
+            await hold.keep(message)
         return RestReply(200, copy.deepcopy(message), headers)
 
     async def _edit_message(self, call: RestCall) -> RestReply:

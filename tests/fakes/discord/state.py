@@ -31,8 +31,8 @@ from tests.fakes.discord.world import FakeUser, Json, World
 from tests.fakes.local_server import LocalServer
 
 if TYPE_CHECKING:
-    from tests.fakes.discord.gateway import GatewayConnection, GatewaySession
-    from tests.fakes.discord.rest import Fault
+    from tests.fakes.discord.gateway import GatewayConnection, GatewayGate, GatewaySession
+    from tests.fakes.discord.rest import Fault, Hold
 
 _T = TypeVar("_T")
 
@@ -80,6 +80,9 @@ class FakeDiscordState(LocalServer):
         self.cdn_downloads: list[str] = []  # paths of attachment downloads, in order
         self.typing: list[tuple[int, float]] = []  # (channel_id, time.monotonic())
         self.faults: list[Fault] = []
+        self.holds: list[Hold] = []
+        self.gateway_gate: GatewayGate | None = None  # see hold_gateway()
+        self.ready_at: list[float] = []  # time.monotonic() of every READY sent, in order
 
         self._last_snowflake = 0
         self._messages: dict[int, Json] = {}

@@ -42,6 +42,7 @@ from bot.settings import Settings
 from bot.signals import stop_on_signals
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
+from bot.storage.outage import health_of
 from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
@@ -157,7 +158,12 @@ class App:
         try:
             await self.core.extools.start()
             await self._enforce_retention()
-            await self.bot.approval_clicks.expire_overdue_cards()
+            try:
+                await self.bot.approval_clicks.expire_overdue_cards()
+            except Exception as exc:
+                # The sweep every few seconds expires them once the database is back.
+                if not health_of(self.core.database.engine).noticed(exc):
+                    raise
         finally:
             self.started.set()
             if self.core.loop_watch is not None:
@@ -168,7 +174,10 @@ class App:
         # A pass missed while the bot was down runs now; a failure must not keep it offline.
         try:
             await self.core.retention.enforce()
-        except Exception:
+        except Exception as exc:
+            if health_of(self.core.database.engine).noticed(exc):
+                log.info("The retention pass at start waits for the database: it runs at 04:30")
+                return
             log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:

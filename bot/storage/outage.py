@@ -37,7 +37,20 @@ _CONNECTION_ERRORS = frozenset(
     }
 )
 
+# What SQLite says when another program holds the file or it cannot be opened now.
+_SQLITE_AWAY = (
+    "database is locked",
+    "database is busy",
+    "database table is locked",
+    "unable to open database file",
+    "disk i/o error",
+)
+
 Result = TypeVar("Result")
+
+
+def _from_sqlite(error: DBAPIError) -> bool:
+    return type(error.orig).__module__.startswith("sqlite3")
 
 
 def is_unreachable(exc: BaseException) -> bool:
@@ -49,6 +62,9 @@ def is_unreachable(exc: BaseException) -> bool:
         seen.add(id(current))
         if isinstance(current, DBAPIError) and current.connection_invalidated:
             return True
+        if isinstance(current, OperationalError) and _from_sqlite(current):
+            # SQLite reports a missing table as an OperationalError too: only these are away.
+            return any(words in str(current.orig).lower() for words in _SQLITE_AWAY)
         if isinstance(current, OperationalError | InterfaceError | DisconnectionError):
             return True
         if isinstance(current, OSError | TimeoutError | ConnectionError):

@@ -14,7 +14,7 @@ import secrets
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from aiohttp import WSMsgType, web
 
@@ -230,8 +230,24 @@ class GatewayServer(FakeDiscordState):
         """Send a DISPATCH event to every session (kept for RESUME when disconnected)."""
         self.dispatched.append({"t": event, "d": copy.deepcopy(data)})
         for session in list(self._sessions.values()):
-            await session.emit(event, data)
+            if self._forced_shard is None:
+                await session.emit(event, data)
+            elif session.shard is not None and int(session.shard[0]) == self._forced_shard:
+                await session.emit(event, data, addressed=True)
         self._notify()
+
+    @contextlib.contextmanager
+    def events_to_shard(self, shard_id: int) -> Iterator[None]:
+        """Send the events dispatched inside to shard_id's sessions only, whatever their guild.
+
+        Discord routes by guild; this stands for an event reaching another process than the one
+        that posted the message it is about (a guild moved by a restart or a re-sharding).
+        """
+        self._forced_shard = shard_id
+        try:
+            yield
+        finally:
+            self._forced_shard = None
 
     async def disconnect_gateway(self, code: int = 4000, *, resumable: bool = True) -> None:
         """Close all gateway connections; ``resumable=False`` makes RESUME get INVALID_SESSION."""

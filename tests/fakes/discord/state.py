@@ -82,6 +82,7 @@ class FakeDiscordState(LocalServer):
         self.faults: list[Fault] = []
         self.holds: list[Hold] = []
         self.gateway_gate: GatewayGate | None = None  # see hold_gateway()
+        self._forced_shard: int | None = None  # see events_to_shard()
         self.ready_at: list[float] = []  # time.monotonic() of every READY sent, in order
 
         self._last_snowflake = 0

@@ -57,7 +57,8 @@ def shard_environment(
             DATABASE_URL=url,
             SHARD_COUNT=SHARDS,
             SHARD_IDS=shard,
-            JOBS_LEASE_SECONDS=3,
+            # Short, so the takeover is quick; long enough that a busy machine keeps it held.
+            JOBS_LEASE_SECONDS=10,
         )
     )
 

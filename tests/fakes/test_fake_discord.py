@@ -269,6 +269,38 @@ async def test_a_resend_with_the_same_nonce_returns_the_first_message(
     assert [r.json["enforce_nonce"] for r in posts] == [True, True]
 
 
+async def test_a_nonce_is_remembered_for_a_few_minutes_only_as_on_discord() -> None:
+    async with FakeDiscord(nonce_window=0.2) as fake:
+        restore = point_discord_py_at(fake)
+        try:
+            async with running(RecordingClient(), fake) as client:
+                first = await general(client).send("リマインド", nonce="r1o1")
+                await asyncio.sleep(0.3)  # the window passes
+                later = await general(client).send("リマインド", nonce="r1o1")
+        finally:
+            restore()
+
+    assert later.id != first.id
+    assert len(fake.messages(GENERAL_CHANNEL_ID)) == 2
+
+
+async def test_a_held_answer_leaves_the_message_posted_until_released(
+    fake: FakeDiscord, client: RecordingClient
+) -> None:
+    hold = fake.hold_after_accepting(GENERAL_CHANNEL_ID)
+    sending = asyncio.create_task(general(client).send("リマインド", nonce="r2o1"))
+    held = await hold.wait_accepted(5)
+
+    assert [m["id"] for m in fake.messages(GENERAL_CHANNEL_ID)] == [held["id"]]
+    assert not sending.done()  # the client has not heard back
+    hold.release()
+    sent = await asyncio.wait_for(sending, 5)
+    assert sent.id == int(held["id"])
+    assert fake.holds == []  # one message held, the next goes through
+    again = await general(client).send("リマインド", nonce="r2o1")
+    assert again.id == sent.id
+
+
 async def test_replies_carry_the_referenced_message_and_history_is_newest_first(
     fake: FakeDiscord, client: RecordingClient
 ) -> None:

@@ -51,6 +51,7 @@ from tests.e2e.processes import (
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM
 
+PROJECT = Path(__file__).resolve().parents[1]
 SHARED_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 CHANNEL_LIMIT = (5, 5.0)  # messages per seconds, per channel
 GLOBAL_LIMIT = (50, 1.0)  # requests per seconds, per bot
@@ -121,9 +122,9 @@ async def run_on(url: str, kind: str, reminders: int, channels: int, kills: int,
         async with FakeDiscord(world_with_channels(channels)) as fake, ScriptedLLM() as llm:
             fake.rate_limit_channel_messages(*CHANNEL_LIMIT)
             fake.rate_limit_global(*GLOBAL_LIMIT)
-            environ = process_environment(
-                bot_environment(fake, llm, Path(folder), DATABASE_URL=url)
-            )
+            settings = bot_environment(fake, llm, Path(folder), DATABASE_URL=url)
+            # The bot under test is the one beside this file, whatever is installed.
+            environ = process_environment({**settings, "PYTHONPATH": str(PROJECT)})
             gate = fake.hold_gateway()
             waiting = [await warm(environ, Path(folder)) for _ in range(1 + WARM)]
             await fake.wait_until(lambda: gate.waiting == len(waiting), STEP_LIMIT * 2)

@@ -104,8 +104,6 @@ class DeliveryEngine:
         self._hint: datetime | None = None
         self._running = False
         self._taken_back = False
-        # Reminders a dead predecessor was sending: claimed before any other.
-        self._resend_first: set[int] = set()
         # A database outage is retried here (and said once), not logged per reminder.
         self._health = health_of(sessions)
 
@@ -183,10 +181,9 @@ class DeliveryEngine:
                     self._backlogged = True
                     break
                 limit = min(self._batch_size, room)
-                claims = await self._ledger.claim_due(self._clock.now(), limit, self._resend_first)
+                claims = await self._ledger.claim_due(self._clock.now(), limit)
                 for claim in claims:
                     reminder_id = claim.row.id
-                    self._resend_first.discard(reminder_id)
                     # Already queued or sending: our lease ran out meanwhile and we claimed it
                     # again. The lane goes on with this newer claim, or the row would be held
                     # by a claim nobody works on.
@@ -210,9 +207,8 @@ class DeliveryEngine:
         self._armed_at = None
         try:
             if not self._taken_back:
-                taken, sending = await self._ledger.take_back()
+                taken = await self._ledger.take_back()
                 self._taken_back = True
-                self._resend_first.update(sending)
                 if taken:
                     log.info("Took back %d reminders claimed before the last restart", taken)
             try:

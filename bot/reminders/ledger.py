@@ -9,22 +9,11 @@ import itertools
 import os
 import socket
 import uuid
-from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Update,
-    and_,
-    case,
-    literal_column,
-    or_,
-    select,
-    true,
-    update,
-)
+from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.scope import ReminderScope
@@ -36,10 +25,6 @@ from bot.storage.reminders import Reminder, ReminderState
 def default_worker_id() -> str:
     """host:pid:random, unique per process even when containers share a pid."""
     return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-# Appended to claimed_by once a send starts: Discord may have that message already.
-SENDING = "!"
 
 
 @dataclass(frozen=True)
@@ -86,11 +71,10 @@ class DeliveryLedger:
         """How long a claim holds without being renewed."""
         return self._lease
 
-    async def claim_due(
-        self, now: datetime, limit: int, first: Collection[int] = ()
-    ) -> list[Claim]:
-        """Claim up to limit due rows, those in first, then the oldest, that nobody else
-        holds a live lease on."""
+    async def claim_due(self, now: datetime, limit: int) -> list[Claim]:
+        """Claim up to limit due rows, in the order they fell due, that nobody else holds a
+        live lease on. A retried row (after a 429, say) keeps its place: pushed behind the
+        burst, a post Discord may already hold could come back after Discord forgot its nonce."""
         token = f"{self._worker_id}#{next(self._sequence)}"
         async with self._writer, self._sessions() as session, session.begin():
             lease_now = await self._lease_now(session, now)
@@ -101,10 +85,9 @@ class DeliveryLedger:
                 or_(Reminder.lease_until.is_(None), Reminder.lease_until <= lease_now),
                 self._owned,
             )
-            order: list[Any] = [Reminder.next_attempt_at, Reminder.id]
-            if first:
-                order.insert(0, case((Reminder.id.in_(list(first)), 0), else_=1))
-            chosen = select(Reminder.id).where(due).order_by(*order).limit(limit)
+            chosen = (
+                select(Reminder.id).where(due).order_by(Reminder.due_at, Reminder.id).limit(limit)
+            )
             if session.get_bind().dialect.name == "sqlite":
                 # One statement, so the transaction starts as a writer and waits on busy_timeout;
                 # a SELECT first would make it a reader that fails with "database is locked"
@@ -126,46 +109,33 @@ class DeliveryLedger:
                 .returning(Reminder),
                 execution_options={"synchronize_session": False},
             )
-            ordered = sorted(
-                rows, key=lambda row: (row.id not in first, row.next_attempt_at, row.id)
-            )
+            ordered = sorted(rows, key=lambda row: (row.due_at, row.id))
             return [Claim(row, token) for row in ordered]
 
-    async def take_back(self) -> tuple[int, list[int]]:
+    async def take_back(self) -> int:
         """Release the claims a previous run of this identity (same shards) left when it died,
-        so they are delivered now instead of when their leases run out. Returns how many, and
-        the ids it was sending: Discord may hold those already, and remembers their nonces
-        for a few minutes only, so they go first."""
+        so they are delivered now instead of when their leases run out. Returns how many."""
         if not self._identity:
-            return 0, []
-        theirs = and_(
-            Reminder.state == ReminderState.PENDING,
-            Reminder.claimed_by.startswith(f"{self._identity}#", autoescape=True),
-            ~Reminder.claimed_by.startswith(f"{self._worker_id}#", autoescape=True),
-        )
-        release = update(Reminder).values(lease_until=None, claimed_by=None)
+            return 0
         async with self._writer, self._sessions() as session, session.begin():
-            sending = await session.scalars(
-                release.where(theirs, Reminder.claimed_by.endswith(SENDING, autoescape=True))
-                .returning(Reminder.id)
+            result = await session.execute(
+                update(Reminder)
+                .where(
+                    Reminder.state == ReminderState.PENDING,
+                    Reminder.claimed_by.startswith(f"{self._identity}#", autoescape=True),
+                    ~Reminder.claimed_by.startswith(f"{self._worker_id}#", autoescape=True),
+                )
+                .values(lease_until=None, claimed_by=None)
                 .execution_options(synchronize_session=False)
             )
-            sending_ids = sorted(sending)
-            result = await session.execute(
-                release.where(theirs).execution_options(synchronize_session=False)
-            )
-        return len(sending_ids) + int(result.rowcount or 0), sending_ids  # type: ignore[attr-defined]
+        return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
     async def confirm(self, claim: Claim, now: datetime) -> bool:
         """Renew the lease right before sending; False if the row was cancelled, edited or
         taken over meanwhile."""
         async with self._writer, self._sessions() as session, session.begin():
             lease_until = await self._lease_now(session, now) + self._lease
-            result = await session.execute(
-                self._conditional(claim).values(
-                    lease_until=lease_until, claimed_by=claim.token + SENDING
-                )
-            )
+            result = await session.execute(self._conditional(claim).values(lease_until=lease_until))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:
@@ -262,7 +232,7 @@ class DeliveryLedger:
                 Reminder.id == claim.row.id,
                 Reminder.state == ReminderState.PENDING,
                 Reminder.occurrence == claim.row.occurrence,
-                Reminder.claimed_by.in_((claim.token, claim.token + SENDING)),
+                Reminder.claimed_by == claim.token,
             )
             .execution_options(synchronize_session=False)
         )

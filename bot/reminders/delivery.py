@@ -79,14 +79,19 @@ class DeliveryEngine:
         self.worker_id = self._ledger.worker_id
         self._pacer = pacer or SendPacer(shards.request_budget())
         self._courier = ReminderCourier(
-            self._ledger, clock, sender, notify_owner_failure, self.notify_changed
+            self._ledger,
+            clock,
+            sender,
+            notify_owner_failure,
+            self.notify_changed,
+            before_send=self._pacer.wait_turn,
         )
         # Lanes carry reminder ids; the newest claim of each waits here until its turn.
         self._lanes: ChannelLanes[int] = ChannelLanes(
             self._deliver,
             max_concurrent=max_concurrent_sends,
             on_idle=self._lane_idle,
-            before=self._pacer.wait_turn,
+            before=self._pacer.wait_channel,
         )
         self._claims: dict[int, Claim] = {}
         self._clock = clock

@@ -9,15 +9,17 @@ import itertools
 import os
 import socket
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select, true, update
+from sqlalchemy import BigInteger, Update, and_, case, literal, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.reminders.scope import ReminderScope
-from bot.shards import DM_SHARD, ShardPlan
+from bot.reminders.scope import ReminderScope, owned_by
+from bot.shards import ShardPlan
+from bot.storage.base import UTCDateTime
 from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
 
@@ -33,6 +35,15 @@ class Claim:
 
     row: Reminder
     token: str
+
+
+@dataclass(frozen=True)
+class Posted:
+    """Discord accepted the claimed occurrence as message_id at `at`."""
+
+    claim: Claim
+    message_id: int
+    at: datetime
 
 
 class DeliveryLedger:
@@ -134,22 +145,47 @@ class DeliveryLedger:
     async def confirm(self, claim: Claim, now: datetime) -> bool:
         """Renew the lease right before sending; False if the row was cancelled, edited or
         taken over meanwhile."""
+        return (await self.confirm_many([claim], now))[0]
+
+    async def confirm_many(self, claims: Sequence[Claim], now: datetime) -> list[bool]:
+        """confirm for claims of distinct rows in one statement; a result per claim."""
         async with self._writer, self._sessions() as session, session.begin():
             lease_until = await self._lease_now(session, now) + self._lease
-            result = await session.execute(self._conditional(claim).values(lease_until=lease_until))
-        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+            held = set(
+                await session.scalars(
+                    self._still_claimed(claims)
+                    .values(lease_until=lease_until)
+                    .returning(Reminder.id)
+                )
+            )
+        return [claim.row.id in held for claim in claims]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:
         """A one-time reminder (or the last of a series) was posted."""
-        return await self._update(
-            claim,
-            state=ReminderState.DELIVERED,
-            delivered_message_id=message_id,
-            delivered_at=now,
-            last_error=None,
-            lease_until=None,
-            claimed_by=None,
-        )
+        return (await self.mark_delivered_many([Posted(claim, message_id, now)]))[0]
+
+    async def mark_delivered_many(self, posted: Sequence[Posted]) -> list[bool]:
+        """mark_delivered for posts of distinct rows in one statement; a result per post.
+        Only what Discord accepted comes here: a row is never marked ahead of its post."""
+        ids = Reminder.id
+        message_ids = {p.claim.row.id: literal(p.message_id, BigInteger()) for p in posted}
+        times = {p.claim.row.id: literal(p.at, UTCDateTime()) for p in posted}
+        async with self._writer, self._sessions() as session, session.begin():
+            marked = set(
+                await session.scalars(
+                    self._still_claimed([p.claim for p in posted])
+                    .values(
+                        state=ReminderState.DELIVERED,
+                        delivered_message_id=case(message_ids, value=ids),
+                        delivered_at=case(times, value=ids),
+                        last_error=None,
+                        lease_until=None,
+                        claimed_by=None,
+                    )
+                    .returning(Reminder.id)
+                )
+            )
+        return [p.claim.row.id in marked for p in posted]
 
     async def advance(
         self, claim: Claim, message_id: int, now: datetime, next_due: datetime, occurrence: int
@@ -226,6 +262,17 @@ class DeliveryLedger:
             result = await session.execute(self._conditional(claim).values(**values))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
+    def _still_claimed(self, claims: Sequence[Claim]) -> Update:
+        # The same condition as _conditional, for many rows: (id, occurrence, token) in a list.
+        held = tuple_(Reminder.id, Reminder.occurrence, Reminder.claimed_by).in_(
+            [(c.row.id, c.row.occurrence, c.token) for c in claims]
+        )
+        return (
+            update(Reminder)
+            .where(Reminder.state == ReminderState.PENDING, held)
+            .execution_options(synchronize_session=False)
+        )
+
     def _conditional(self, claim: Claim) -> Update:
         return (
             update(Reminder)
@@ -241,13 +288,3 @@ class DeliveryLedger:
     async def _lease_now(self, session: AsyncSession, now: datetime) -> datetime:
         # Leases are compared across processes: with database_time they all read one clock.
         return await database_now(session) if self._database_time else now
-
-
-def owned_by(shards: ShardPlan) -> ColumnElement[bool]:
-    """Rows of the guilds (and, on shard 0, the DMs) whose shards this process runs."""
-    if shards.runs_every_shard:
-        return true()
-    # A literal shift: PostgreSQL has bigint >> integer but no bigint >> bigint.
-    shard = Reminder.guild_id.op(">>")(literal_column("22")) % shards.count
-    guilds = and_(Reminder.guild_id.is_not(None), shard.in_(shards.ids))
-    return or_(Reminder.guild_id.is_(None), guilds) if DM_SHARD in shards.ids else guilds

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.clock import Clock
 from bot.reminders.batching import GroupCommit
-from bot.reminders.ledger import Claim, DeliveryLedger, Posted
+from bot.reminders.claims import Claim, Posted
+from bot.reminders.ledger import DeliveryLedger
 from bot.reminders.repeat import following, load_rule, summary
 from bot.reminders.sending import (
     LATE_AFTER,
@@ -58,8 +60,14 @@ class ReminderCourier:
         self._notify_owner_failure = notify_owner_failure
         self._rescheduled = rescheduled
 
-    async def deliver(self, claim: Claim) -> None:
-        """Post the claimed occurrence once, unless it was cancelled or edited meanwhile."""
+    async def deliver(
+        self, claim: Claim, *, write: Callable[[Coroutine[Any, Any, None]], None] | None = None
+    ) -> None:
+        """Post the claimed occurrence once, unless it was cancelled or edited meanwhile.
+
+        The outcome's write (mark, advance or reschedule) is awaited here, or handed to write
+        to be awaited elsewhere: the channel's next reminder then need not wait for it.
+        """
         now = self._clock.now()
         if not await self._confirms.submit((claim, now)):
             log.info("reminder #%s changed before sending; skipped", claim.row.id)
@@ -68,17 +76,22 @@ class ReminderCourier:
             await self._before_send(claim.row.channel_id)
             now = self._clock.now()
         delivery = delivery_of(claim, now)
+        outcome: Coroutine[Any, Any, None]
         try:
             message_id = await self._sender.send(delivery)
         except RetryableSendError as exc:
-            await self._retry_later(claim, delivery, exc)
+            outcome = self._retry_later(claim, delivery, exc)
         except PermanentSendError as exc:
-            await self._count_rejection(claim, delivery, exc.reason)
+            outcome = self._count_rejection(claim, delivery, exc.reason)
         except Exception as exc:
             log.exception("reminder #%s: the sender raised", claim.row.id)
-            await self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
+            outcome = self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
         else:
-            await self._record_sent(claim, message_id)
+            outcome = self._record_sent(claim, message_id)
+        if write is None:
+            await outcome
+        else:
+            write(outcome)
 
     async def _record_sent(self, claim: Claim, message_id: int) -> None:
         row = claim.row

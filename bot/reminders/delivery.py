@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
@@ -18,9 +20,10 @@ from apscheduler.triggers.date import DateTrigger
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.reminders.claims import Claim, default_worker_id
 from bot.reminders.courier import ReminderCourier
 from bot.reminders.lanes import ChannelLanes
-from bot.reminders.ledger import Claim, DeliveryLedger, default_worker_id
+from bot.reminders.ledger import DeliveryLedger
 from bot.reminders.pacing import SendPacer
 from bot.reminders.scope import ReminderScope
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
@@ -94,6 +97,8 @@ class DeliveryEngine:
             before=self._pacer.wait_channel,
         )
         self._claims: dict[int, Claim] = {}
+        # Outcome writes still running after their send; the lane went on to the next one.
+        self._writes: set[asyncio.Task[None]] = set()
         self._clock = clock
         self._scheduler = scheduler
         self._batch_size = batch_size
@@ -147,7 +152,14 @@ class DeliveryEngine:
             with contextlib.suppress(JobLookupError):
                 self._scheduler.remove_job(job_id, jobstore=self._jobstore)
         self._armed_at = None
+        started = asyncio.get_running_loop().time()
         await self._lanes.stop(grace_seconds)
+        if self._writes:
+            left = max(0.0, grace_seconds - (asyncio.get_running_loop().time() - started))
+            _, late = await asyncio.wait(self._writes, timeout=left)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
         self._claims.clear()
 
     def notify_changed(self, due_at: datetime) -> None:
@@ -201,11 +213,17 @@ class DeliveryEngine:
                     break
         if wait and done:
             await asyncio.gather(*done)
+            await self._writes_done()
         return len(done)
 
     async def drain(self) -> None:
-        """Wait until every claimed reminder was handled (tests and shutdown)."""
+        """Wait until every claimed reminder was handled and recorded (tests and shutdown)."""
         await self._lanes.drain()
+        await self._writes_done()
+
+    async def _writes_done(self) -> None:
+        while self._writes:
+            await asyncio.gather(*list(self._writes), return_exceptions=True)
 
     async def _wake(self) -> None:
         self._armed_at = None
@@ -219,11 +237,26 @@ class DeliveryEngine:
         # of what was just posted harmless).
         while (claim := self._claims.pop(reminder_id, None)) is not None:
             try:
-                await self._courier.deliver(claim)
+                await self._courier.deliver(claim, write=self._write_later)
             except Exception:
-                # The row may still hold our lease; look again once it runs out.
-                self.notify_changed(self._clock.now() + self._ledger.lease)
+                self._look_again_later()
                 raise
+
+    def _write_later(self, outcome: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(self._write(outcome), name="reminder-outcome")
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, outcome: Coroutine[Any, Any, None]) -> None:
+        try:
+            await outcome
+        except Exception:
+            log.exception("recording a reminder's outcome failed")
+            self._look_again_later()
+
+    def _look_again_later(self) -> None:
+        # The row may still hold our lease; look again once it runs out.
+        self.notify_changed(self._clock.now() + self._ledger.lease)
 
     def _lane_idle(self) -> None:
         if self._backlogged and self._running and len(self._lanes) <= self._max_in_flight // 2:

@@ -6,44 +6,31 @@ Every write is a conditional UPDATE, so two bot processes on one database never 
 from __future__ import annotations
 
 import itertools
-import os
-import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BigInteger, Update, and_, case, literal, or_, select, tuple_, update
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Update,
+    and_,
+    case,
+    literal,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.reminders.claims import Claim, Posted
 from bot.reminders.scope import ReminderScope, owned_by
 from bot.shards import ShardPlan
 from bot.storage.base import UTCDateTime
 from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
-
-
-def default_worker_id() -> str:
-    """host:pid:random, unique per process even when containers share a pid."""
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A row this process owns until the lease runs out; token identifies the claim."""
-
-    row: Reminder
-    token: str
-
-
-@dataclass(frozen=True)
-class Posted:
-    """Discord accepted the claimed occurrence as message_id at `at`."""
-
-    claim: Claim
-    message_id: int
-    at: datetime
 
 
 class DeliveryLedger:
@@ -61,8 +48,10 @@ class DeliveryLedger:
         scope: ReminderScope | None = None,
     ) -> None:
         self._scope = (scope or ReminderScope()).condition()
-        # Every ledger transaction writes: on SQLite it takes the write lock at BEGIN.
+        # Write transactions take SQLite's write lock at BEGIN; reads (plain sessions) never
+        # wait for it, nor make another process wait.
         self._sessions = write_sessions(sessions)
+        self._reads = sessions
         self._writer = one_writer(sessions)
         self._identity = identity
         boot = uuid.uuid4().hex[:8]
@@ -122,7 +111,7 @@ class DeliveryLedger:
                 execution_options={"synchronize_session": False},
             )
             ordered = sorted(rows, key=lambda row: (row.next_attempt_at, row.id))
-            return [Claim(row, token) for row in ordered]
+            return [Claim(row, token, now) for row in ordered]
 
     async def take_back(self) -> int:
         """Release the claims a previous run of this identity (same shards) left when it died,
@@ -148,16 +137,25 @@ class DeliveryLedger:
         return (await self.confirm_many([claim], now))[0]
 
     async def confirm_many(self, claims: Sequence[Claim], now: datetime) -> list[bool]:
-        """confirm for claims of distinct rows in one statement; a result per claim."""
-        async with self._writer, self._sessions() as session, session.begin():
-            lease_until = await self._lease_now(session, now) + self._lease
-            held = set(
-                await session.scalars(
-                    self._still_claimed(claims)
-                    .values(lease_until=lease_until)
-                    .returning(Reminder.id)
+        """confirm for claims of distinct rows in one statement; a result per claim. Claims
+        younger than half the lease are only read: their lease still outlasts a send, and a
+        read does not queue behind (or hold up) other writers of a SQLite file."""
+        still_claimed = self._still_claimed(claims)
+        if all(c.at is not None and now - c.at < self._lease / 2 for c in claims):
+            async with self._reads() as session:
+                held = set(await session.scalars(select(Reminder.id).where(still_claimed)))
+        else:
+            async with self._writer, self._sessions() as session, session.begin():
+                lease_until = await self._lease_now(session, now) + self._lease
+                held = set(
+                    await session.scalars(
+                        update(Reminder)
+                        .where(still_claimed)
+                        .values(lease_until=lease_until)
+                        .returning(Reminder.id)
+                        .execution_options(synchronize_session=False)
+                    )
                 )
-            )
         return [claim.row.id in held for claim in claims]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:
@@ -173,7 +171,9 @@ class DeliveryLedger:
         async with self._writer, self._sessions() as session, session.begin():
             marked = set(
                 await session.scalars(
-                    self._still_claimed([p.claim for p in posted])
+                    update(Reminder)
+                    .where(self._still_claimed([p.claim for p in posted]))
+                    .execution_options(synchronize_session=False)
                     .values(
                         state=ReminderState.DELIVERED,
                         delivered_message_id=case(message_ids, value=ids),
@@ -230,7 +230,7 @@ class DeliveryLedger:
     async def earliest_wake(self) -> datetime | None:
         """When the next pending row becomes claimable: its due time, or the end of a lease
         held by another process (ours end by being marked; a failed mark re-arms itself)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             next_due = await session.scalar(
                 select(Reminder.next_attempt_at)
                 .where(
@@ -262,16 +262,12 @@ class DeliveryLedger:
             result = await session.execute(self._conditional(claim).values(**values))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
-    def _still_claimed(self, claims: Sequence[Claim]) -> Update:
-        # The same condition as _conditional, for many rows: (id, occurrence, token) in a list.
+    def _still_claimed(self, claims: Sequence[Claim]) -> ColumnElement[bool]:
+        # The condition of _conditional for many rows: (id, occurrence, token) in a list.
         held = tuple_(Reminder.id, Reminder.occurrence, Reminder.claimed_by).in_(
             [(c.row.id, c.row.occurrence, c.token) for c in claims]
         )
-        return (
-            update(Reminder)
-            .where(Reminder.state == ReminderState.PENDING, held)
-            .execution_options(synchronize_session=False)
-        )
+        return and_(Reminder.state == ReminderState.PENDING, held)
 
     def _conditional(self, claim: Claim) -> Update:
         return (

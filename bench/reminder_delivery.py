@@ -223,7 +223,11 @@ async def watch_burst(
         m.get("nonce") for c in set(burst.channels) for m in fake.messages(c) if m.get("nonce")
     )
     duplicates = sum(n - 1 for nonce, n in copies.items() if nonce in due_by_nonce and n > 1)
-    lateness = [(posted[n] - due_by_nonce[n]).total_seconds() for n in posted] or [math.inf]
+    # In the burst's order (what was never posted: infinitely late), so callers can slice it.
+    lateness = [
+        (posted[n] - due).total_seconds() if n in posted else math.inf
+        for n, due in due_by_nonce.items()
+    ]
     last_post = max(posted.values(), default=first_due)
     total = (last_post - first_due).total_seconds()
     per_channel, global_ = burst.minimum_seconds()

@@ -263,11 +263,14 @@ class DeliveryLedger:
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
     def _still_claimed(self, claims: Sequence[Claim]) -> ColumnElement[bool]:
-        # The condition of _conditional for many rows: (id, occurrence, token) in a list.
+        # The condition of _conditional for many rows: (id, occurrence, token) in a list. The
+        # plain id list lets the primary key find the rows: SQLite uses no index for the
+        # row-value list alone and scans the whole table.
         held = tuple_(Reminder.id, Reminder.occurrence, Reminder.claimed_by).in_(
             [(c.row.id, c.row.occurrence, c.token) for c in claims]
         )
-        return and_(Reminder.state == ReminderState.PENDING, held)
+        ids = Reminder.id.in_([c.row.id for c in claims])
+        return and_(ids, Reminder.state == ReminderState.PENDING, held)
 
     def _conditional(self, claim: Claim) -> Update:
         return (

@@ -264,6 +264,20 @@ async def run_burst(
     return await watch_burst(burst, fake, due_by_nonce, hits_before)
 
 
+class LockedErrors(logging.Handler):
+    """Counts log records (tracebacks included) that mention SQLite's "database is locked"."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += logging.Formatter().formatException(record.exc_info)
+        self.count += "database is locked" in text
+
+
 def bench_world(channels: int) -> World:
     """The default guild plus enough text channels for every scenario."""
     world = World.default()
@@ -307,6 +321,8 @@ async def bench_database(url: str | None, folder: str) -> AsyncIterator[tuple[st
 
 async def run(reminders: int, channels: int, database_url: str | None) -> None:
     logging.basicConfig(level=logging.ERROR)
+    locked = LockedErrors()
+    logging.getLogger().addHandler(locked)
     fairness_busy, fairness_others = 20, 30
     needed = channels + 10 + 1 + fairness_others
     bursts: list[Burst] = []
@@ -328,6 +344,7 @@ async def run(reminders: int, channels: int, database_url: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="reminder-bench-") as temp:
         async with bench_database(database_url, temp) as (url, kind):
             await run_on(url, kind, bursts, needed, fairness_busy)
+    print(f"'database is locked' in the log: {locked.count}")
 
 
 async def seed(database: Database, kind: str) -> None:

@@ -22,8 +22,6 @@ class Claim:
 
     row: Reminder
     token: str
-    # When it was claimed (the claimer's clock); None when unknown, taken for an old claim.
-    at: datetime | None = None
 
 
 @dataclass(frozen=True)

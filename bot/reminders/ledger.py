@@ -48,8 +48,8 @@ class DeliveryLedger:
         scope: ReminderScope | None = None,
     ) -> None:
         self._scope = (scope or ReminderScope()).condition()
-        # Write transactions take SQLite's write lock at BEGIN; reads (plain sessions) never
-        # wait for it, nor make another process wait.
+        # Write transactions take SQLite's write lock at BEGIN; reads (plain sessions) neither
+        # wait for it nor make another process wait.
         self._sessions = write_sessions(sessions)
         self._reads = sessions
         self._writer = one_writer(sessions)
@@ -111,7 +111,7 @@ class DeliveryLedger:
                 execution_options={"synchronize_session": False},
             )
             ordered = sorted(rows, key=lambda row: (row.next_attempt_at, row.id))
-            return [Claim(row, token, now) for row in ordered]
+            return [Claim(row, token) for row in ordered]
 
     async def take_back(self) -> int:
         """Release the claims a previous run of this identity (same shards) left when it died,
@@ -137,25 +137,18 @@ class DeliveryLedger:
         return (await self.confirm_many([claim], now))[0]
 
     async def confirm_many(self, claims: Sequence[Claim], now: datetime) -> list[bool]:
-        """confirm for claims of distinct rows in one statement; a result per claim. Claims
-        younger than half the lease are only read: their lease still outlasts a send, and a
-        read does not queue behind (or hold up) other writers of a SQLite file."""
-        still_claimed = self._still_claimed(claims)
-        if all(c.at is not None and now - c.at < self._lease / 2 for c in claims):
-            async with self._reads() as session:
-                held = set(await session.scalars(select(Reminder.id).where(still_claimed)))
-        else:
-            async with self._writer, self._sessions() as session, session.begin():
-                lease_until = await self._lease_now(session, now) + self._lease
-                held = set(
-                    await session.scalars(
-                        update(Reminder)
-                        .where(still_claimed)
-                        .values(lease_until=lease_until)
-                        .returning(Reminder.id)
-                        .execution_options(synchronize_session=False)
-                    )
+        """confirm for claims of distinct rows in one statement; a result per claim."""
+        async with self._writer, self._sessions() as session, session.begin():
+            lease_until = await self._lease_now(session, now) + self._lease
+            held = set(
+                await session.scalars(
+                    update(Reminder)
+                    .where(self._still_claimed(claims))
+                    .values(lease_until=lease_until)
+                    .returning(Reminder.id)
+                    .execution_options(synchronize_session=False)
                 )
+            )
         return [claim.row.id in held for claim in claims]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:

@@ -60,6 +60,8 @@ GLOBAL_LIMIT = (50, 1.0)  # requests per seconds, per bot
 FIRST_BENCH_CHANNEL = 1_300_000_000_000_100_000
 # How far ahead of "now" each burst falls due: time to insert its rows and arm the wake-up.
 LEAD = 2.0
+# With --processes: time for the bot processes to start before the burst falls due.
+START_MARGIN = 60.0
 QUERY_REPEATS = 30
 
 
@@ -171,34 +173,49 @@ async def measure_queries(database: Database, engine: DeliveryEngine) -> None:
     )
 
 
-async def run_burst(
-    burst: Burst, database: Database, engine: DeliveryEngine, fake: FakeDiscord
-) -> list[float]:
-    """Insert the burst due within one second LEAD s from now; wait until all are posted."""
+async def insert_burst(
+    burst: Burst, database: Database, lead: float, guild_of: Callable[[int], int] | None = None
+) -> dict[str, datetime]:
+    """Insert the burst due within the one second that starts about lead s from now; returns
+    the due time of each nonce. guild_of(channel) gives the rows' guilds (default: the fake's)."""
     now = datetime.now(UTC)
-    second = now.replace(microsecond=0) + timedelta(seconds=math.ceil(LEAD) + 1)
+    second = now.replace(microsecond=0) + timedelta(seconds=math.ceil(lead) + 1)
     step = timedelta(microseconds=999_000 // max(1, burst.size))
     dues = [second + step * n for n in range(burst.size)]
     rows = [
         _row(channel, due, f"{burst.name} {n}", now)
         for n, (channel, due) in enumerate(zip(burst.channels, dues, strict=True))
     ]
-    hits_before = sum(fake.rate_limit_hits.values())
+    if guild_of is not None:
+        for row in rows:
+            row["guild_id"] = guild_of(row["channel_id"])
     ids = await _insert(database, rows)
-    # What ReminderService does after a create: tell the engine the earliest new due time.
-    engine.notify_changed(dues[0])
-    due_by_nonce = {f"r{reminder_id}o1": due for reminder_id, due in zip(ids, dues, strict=True)}
+    return {f"r{reminder_id}o1": due for reminder_id, due in zip(ids, dues, strict=True)}
+
+
+async def watch_burst(
+    burst: Burst, fake: FakeDiscord, due_by_nonce: dict[str, datetime], hits_before: int
+) -> list[float]:
+    """Wait until every reminder of the burst was posted (or the time limit passed); print the
+    run's figures and return each reminder's lateness in seconds."""
     posted: dict[str, datetime] = {}
+    read = 0
 
     def collect() -> bool:
-        for channel in set(burst.channels):
-            for message in fake.messages(channel):
-                nonce = message.get("nonce")
-                if nonce in due_by_nonce and nonce not in posted:
-                    posted[nonce] = datetime.fromisoformat(message["timestamp"])
+        # Reads each answered request once: copying every stored message on every request
+        # would cost the bench more than the bot (quadratic in the burst).
+        nonlocal read
+        requests = fake.requests
+        while read < len(requests) and requests[read].status:
+            answer = requests[read].response
+            read += 1
+            if isinstance(answer, dict) and answer.get("nonce") in due_by_nonce:
+                posted.setdefault(answer["nonce"], datetime.fromisoformat(answer["timestamp"]))
         return len(posted) == len(due_by_nonce)
 
+    first_due = min(due_by_nonce.values())
     limit = 30 + sum(burst.minimum_seconds())
+    limit += max(0.0, (first_due - datetime.now(UTC)).total_seconds())
     with contextlib.suppress(AssertionError):  # what never came is reported as lost
         await fake.wait_until(collect, timeout=limit)
     lost = len(due_by_nonce) - len(posted)
@@ -206,10 +223,15 @@ async def run_burst(
         m.get("nonce") for c in set(burst.channels) for m in fake.messages(c) if m.get("nonce")
     )
     duplicates = sum(n - 1 for nonce, n in copies.items() if nonce in due_by_nonce and n > 1)
-    lateness = [(posted[n] - due_by_nonce[n]).total_seconds() for n in posted]
-    total = (max(posted.values()) - dues[0]).total_seconds()
+    # In the burst's order (what was never posted: infinitely late), so callers can slice it.
+    lateness = [
+        (posted[n] - due).total_seconds() if n in posted else math.inf
+        for n, due in due_by_nonce.items()
+    ]
+    last_post = max(posted.values(), default=first_due)
+    total = (last_post - first_due).total_seconds()
     per_channel, global_ = burst.minimum_seconds()
-    spread = (dues[-1] - dues[0]).total_seconds()
+    spread = (max(due_by_nonce.values()) - first_due).total_seconds()
     hits = sum(fake.rate_limit_hits.values()) - hits_before
     p99 = _percentile(lateness, 0.99)
     minimum = max(spread, per_channel, global_)
@@ -229,6 +251,31 @@ async def run_burst(
     )
     print(f"  429s served: {hits}   duplicates: {duplicates}   lost: {lost}")
     return lateness
+
+
+async def run_burst(
+    burst: Burst, database: Database, engine: DeliveryEngine, fake: FakeDiscord
+) -> list[float]:
+    """Insert the burst due within one second LEAD s from now; wait until all are posted."""
+    hits_before = sum(fake.rate_limit_hits.values())
+    due_by_nonce = await insert_burst(burst, database, LEAD)
+    # What ReminderService does after a create: tell the engine the earliest new due time.
+    engine.notify_changed(min(due_by_nonce.values()))
+    return await watch_burst(burst, fake, due_by_nonce, hits_before)
+
+
+class LockedErrors(logging.Handler):
+    """Counts log records (tracebacks included) that mention SQLite's "database is locked"."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if record.exc_info:
+            text += logging.Formatter().formatException(record.exc_info)
+        self.count += "database is locked" in text
 
 
 def bench_world(channels: int) -> World:
@@ -274,6 +321,8 @@ async def bench_database(url: str | None, folder: str) -> AsyncIterator[tuple[st
 
 async def run(reminders: int, channels: int, database_url: str | None) -> None:
     logging.basicConfig(level=logging.ERROR)
+    locked = LockedErrors()
+    logging.getLogger().addHandler(locked)
     fairness_busy, fairness_others = 20, 30
     needed = channels + 10 + 1 + fairness_others
     bursts: list[Burst] = []
@@ -295,11 +344,11 @@ async def run(reminders: int, channels: int, database_url: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="reminder-bench-") as temp:
         async with bench_database(database_url, temp) as (url, kind):
             await run_on(url, kind, bursts, needed, fairness_busy)
+    print(f"'database is locked' in the log: {locked.count}")
 
 
-async def run_on(url: str, kind: str, bursts: list[Burst], needed: int, fairness_busy: int) -> None:
-    """Seed the database at url, then run every burst against the fake Discord."""
-    database = create_database(url)
+async def seed(database: Database, kind: str) -> None:
+    """Migrate like production and add PENDING_ROWS reminders due next month."""
     await upgrade(database)
     now = datetime.now(UTC)
     started = time.perf_counter()
@@ -313,6 +362,11 @@ async def run_on(url: str, kind: str, bursts: list[Burst], needed: int, fairness
         f" ({kind}, migrated schema)"
     )
 
+
+async def run_on(url: str, kind: str, bursts: list[Burst], needed: int, fairness_busy: int) -> None:
+    """Seed the database at url, then run every burst against the fake Discord."""
+    database = create_database(url)
+    await seed(database, kind)
     print(
         f"fake Discord limits: {CHANNEL_LIMIT[0]} messages per {CHANNEL_LIMIT[1]:g} s "
         f"per channel, {GLOBAL_LIMIT[0]} requests per {GLOBAL_LIMIT[1]:g} s per bot"
@@ -353,6 +407,104 @@ async def run_on(url: str, kind: str, bursts: list[Burst], needed: int, fairness
     await database.dispose()
 
 
+async def stop(bot: Any) -> int | None:
+    """Stop a bot process: SIGTERM, then SIGKILL if it has not exited within a minute."""
+    try:
+        code: int = await bot.stop()
+    except TimeoutError:
+        bot.process.kill()
+        await bot.process.wait()
+        return None
+    return code
+
+
+def guild_for_shard(index: int, shard_count: int) -> int:
+    """A guild of its own for the index-th channel, on shard index % shard_count (Discord's
+    rule: (guild_id >> 22) % shard_count)."""
+    on_shard_0 = (GUILD_ID >> 22) // shard_count * shard_count
+    return (on_shard_0 + shard_count * index + index % shard_count) << 22
+
+
+async def run_processes(reminders: int, channels: int, processes: int, url: str | None) -> int:
+    """The main burst delivered by `processes` bot processes (`python -m bot run`, sharded:
+    SHARD_COUNT=processes, one shard each) sharing one database and the fake Discord."""
+    logging.basicConfig(level=logging.ERROR)
+    from startup import BotProcess
+
+    from tests.e2e.harness import bot_environment
+    from tests.fakes.llm_server import ScriptedLLM, text
+    from tests.fakes.netguard import child_env
+
+    main_channels = [FIRST_BENCH_CHANNEL + 1 + n for n in range(channels)]
+    burst = Burst("main burst", [main_channels[n % channels] for n in range(reminders)])
+    # The fake hosts every channel in its one guild; the rows name one guild per channel,
+    # chosen so that the channels (and their pacing) split evenly over the shards.
+    guild_of = {c: guild_for_shard(n, processes) for n, c in enumerate(main_channels)}
+    with tempfile.TemporaryDirectory(prefix="reminder-bench-") as temp:
+        tmp = Path(temp)
+        (tmp / "knowledge_base").mkdir()
+        async with bench_database(url, temp) as (database_url, kind):
+            database = create_database(database_url)
+            await seed(database, kind)
+            world = bench_world(channels + 1)
+            async with FakeDiscord(world, shards=processes) as fake, ScriptedLLM() as llm:
+                llm.rule = lambda _request: text("はい")
+                fake.rate_limit_channel_messages(*CHANNEL_LIMIT)
+                fake.rate_limit_global(*GLOBAL_LIMIT)
+                due_by_nonce = await insert_burst(
+                    burst, database, START_MARGIN, guild_of=guild_of.__getitem__
+                )
+                await database.dispose()
+                first_due = min(due_by_nonce.values())
+                base = {k: v for k, v in os.environ.items() if k in {"PATH", "HOME", "LANG"}}
+                base.update(bot_environment(fake, llm, tmp))
+                base.update(DATABASE_URL=database_url, SHARD_COUNT=str(processes))
+                bots = [
+                    BotProcess(child_env({**base, "SHARD_IDS": str(shard)}), tmp)
+                    for shard in range(processes)
+                ]
+                started = time.perf_counter()
+                try:
+                    await asyncio.gather(*(bot.start() for bot in bots))
+                    try:
+                        await asyncio.wait_for(
+                            asyncio.gather(*(bot.ready.wait() for bot in bots)), START_MARGIN
+                        )
+                    except TimeoutError:
+                        for bot in bots:
+                            print("\n".join(line[:300] for line in bot.lines[-15:]))
+                        raise
+                    ready = time.perf_counter() - started
+                    ahead = (first_due - datetime.now(UTC)).total_seconds()
+                    print(
+                        f"{processes} bot processes (SHARD_COUNT={processes}, SHARD_IDS 0.."
+                        f"{processes - 1}) on one {kind}: all ready in {ready:.1f} s, "
+                        f"{ahead:.1f} s before the burst falls due"
+                    )
+                    if ahead <= 0:
+                        print("  not ready in time: raise START_MARGIN (figures include start-up)")
+                    shares = Counter((guild_of[c] >> 22) % processes for c in burst.channels)
+                    print(
+                        "  reminders per shard: "
+                        + ", ".join(f"shard {k}: {v}" for k, v in sorted(shares.items()))
+                    )
+                    await watch_burst(burst, fake, due_by_nonce, 0)
+                finally:
+                    codes = [await stop(bot) for bot in bots]
+                lines = [line for bot in bots for line in bot.lines]
+                if os.environ.get("BENCH_BOT_LOG"):
+                    Path(os.environ["BENCH_BOT_LOG"]).write_text("\n".join(lines))  # noqa: ASYNC240
+    locked = sum("database is locked" in line for line in lines)
+    errors = [line for line in lines if " ERROR " in line or "Traceback" in line]
+    print(
+        f"  'database is locked' in the bots' logs: {locked}; error lines: {len(errors)}; "
+        f"exit codes: {codes}"
+    )
+    for line in errors[:5]:
+        print(f"    {line[:300]}")
+    return 0 if not errors and not locked else 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -370,9 +522,22 @@ def main() -> None:
         help="a PostgreSQL server to run on, e.g. postgresql+asyncpg://postgres@127.0.0.1/postgres"
         " (a database of its own is created there); default: a SQLite file",
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        metavar="N",
+        help="deliver the main burst with N sharded bot processes (python -m bot run each) "
+        "instead of the in-process engine; prints that burst only",
+    )
     args = parser.parse_args()
     if args.reminders < 1 or args.channels < 1:
         parser.error("--reminders and --channels must be at least 1")
+    if args.processes is not None:
+        if args.processes < 1:
+            parser.error("--processes must be at least 1")
+        raise SystemExit(
+            asyncio.run(run_processes(args.reminders, args.channels, args.processes, args.database))
+        )
     asyncio.run(run(args.reminders, args.channels, args.database))
 
 

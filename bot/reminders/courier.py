@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.clock import Clock
-from bot.reminders.ledger import Claim, DeliveryLedger
+from bot.reminders.batching import GroupCommit
+from bot.reminders.claims import Claim, Posted
+from bot.reminders.ledger import DeliveryLedger
 from bot.reminders.repeat import following, load_rule, summary
 from bot.reminders.sending import (
     LATE_AFTER,
@@ -34,7 +37,9 @@ MAX_RETRY_DELAY = timedelta(minutes=5)
 class ReminderCourier:
     """Confirms a claim, sends through the sender, then marks, advances or reschedules the row.
 
-    rescheduled receives every new next_attempt_at, so the engine can wake for it.
+    rescheduled receives every new next_attempt_at, so the engine can wake for it; before_send,
+    when given, is awaited between the confirmation and the send (pacing to Discord's limits).
+    Confirmations and marks of concurrent deliveries share transactions (group commit).
     """
 
     def __init__(
@@ -44,31 +49,49 @@ class ReminderCourier:
         sender: ReminderSender,
         notify_owner_failure: OwnerFailureNotifier,
         rescheduled: Callable[[datetime], None],
+        before_send: Callable[[int], Awaitable[None]] | None = None,
     ) -> None:
         self._ledger = ledger
+        self._before_send = before_send
+        self._confirms: GroupCommit[tuple[Claim, datetime], bool] = GroupCommit(self._confirm)
+        self._marks: GroupCommit[Posted, bool] = GroupCommit(self._mark)
         self._clock = clock
         self._sender = sender
         self._notify_owner_failure = notify_owner_failure
         self._rescheduled = rescheduled
 
-    async def deliver(self, claim: Claim) -> None:
-        """Post the claimed occurrence once, unless it was cancelled or edited meanwhile."""
+    async def deliver(
+        self, claim: Claim, *, write: Callable[[Coroutine[Any, Any, None]], None] | None = None
+    ) -> None:
+        """Post the claimed occurrence once, unless it was cancelled or edited meanwhile.
+
+        The outcome's write (mark, advance or reschedule) is awaited here, or handed to write
+        to be awaited elsewhere: the channel's next reminder then need not wait for it.
+        """
         now = self._clock.now()
-        if not await self._ledger.confirm(claim, now):
+        if not await self._confirms.submit((claim, now)):
             log.info("reminder #%s changed before sending; skipped", claim.row.id)
             return
+        if self._before_send is not None:
+            await self._before_send(claim.row.channel_id)
+            now = self._clock.now()
         delivery = delivery_of(claim, now)
+        outcome: Coroutine[Any, Any, None]
         try:
             message_id = await self._sender.send(delivery)
         except RetryableSendError as exc:
-            await self._retry_later(claim, delivery, exc)
+            outcome = self._retry_later(claim, delivery, exc)
         except PermanentSendError as exc:
-            await self._count_rejection(claim, delivery, exc.reason)
+            outcome = self._count_rejection(claim, delivery, exc.reason)
         except Exception as exc:
             log.exception("reminder #%s: the sender raised", claim.row.id)
-            await self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
+            outcome = self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
         else:
-            await self._record_sent(claim, message_id)
+            outcome = self._record_sent(claim, message_id)
+        if write is None:
+            await outcome
+        else:
+            write(outcome)
 
     async def _record_sent(self, claim: Claim, message_id: int) -> None:
         row = claim.row
@@ -79,13 +102,20 @@ class ReminderCourier:
             # Occurrences missed while the bot was down are skipped, not posted in a burst.
             upcoming = following(rule, row.due_at, row.occurrence, zone(row.timezone), after=now)
         if upcoming is None:
-            recorded = await self._ledger.mark_delivered(claim, message_id, now)
+            recorded = await self._marks.submit(Posted(claim, message_id, now))
         else:
             recorded = await self._ledger.advance(claim, message_id, now, *upcoming)
         if not recorded:
             log.warning("reminder #%s was sent but changed meanwhile; left as it is", row.id)
         elif upcoming is not None:
             self._rescheduled(upcoming[0])
+
+    async def _confirm(self, batch: Sequence[tuple[Claim, datetime]]) -> list[bool]:
+        # One "now" for the batch: the latest, so no lease is renewed for less than its length.
+        return await self._ledger.confirm_many([c for c, _ in batch], max(t for _, t in batch))
+
+    async def _mark(self, batch: Sequence[Posted]) -> list[bool]:
+        return await self._ledger.mark_delivered_many(batch)
 
     async def _retry_later(
         self, claim: Claim, delivery: ReminderDelivery, error: RetryableSendError

@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
@@ -19,9 +21,10 @@ from apscheduler.triggers.date import DateTrigger
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.reminders.claims import Claim, default_worker_id
 from bot.reminders.courier import ReminderCourier
 from bot.reminders.lanes import ChannelLanes
-from bot.reminders.ledger import Claim, DeliveryLedger, default_worker_id
+from bot.reminders.ledger import DeliveryLedger
 from bot.reminders.pacing import SendPacer
 from bot.reminders.scope import ReminderScope
 from bot.reminders.sending import OwnerFailureNotifier, ReminderSender
@@ -81,16 +84,23 @@ class DeliveryEngine:
         self.worker_id = self._ledger.worker_id
         self._pacer = pacer or SendPacer(shards.request_budget())
         self._courier = ReminderCourier(
-            self._ledger, clock, sender, notify_owner_failure, self.notify_changed
+            self._ledger,
+            clock,
+            sender,
+            notify_owner_failure,
+            self.notify_changed,
+            before_send=self._pacer.wait_turn,
         )
         # Lanes carry reminder ids; the newest claim of each waits here until its turn.
         self._lanes: ChannelLanes[int] = ChannelLanes(
             self._deliver,
             max_concurrent=max_concurrent_sends,
             on_idle=self._lane_idle,
-            before=self._pacer.wait_turn,
+            before=self._pacer.wait_channel,
         )
         self._claims: dict[int, Claim] = {}
+        # Outcome writes still running after their send; the lane went on to the next one.
+        self._writes: set[asyncio.Task[None]] = set()
         self._clock = clock
         self._scheduler = scheduler
         self._batch_size = batch_size
@@ -103,9 +113,7 @@ class DeliveryEngine:
         self._armed_at: datetime | None = None
         self._hint: datetime | None = None
         self._running = False
-        self._taken_back = False
-        # A database outage is retried here (and said once), not logged per reminder.
-        self._health = health_of(sessions)
+        self._health = health_of(sessions)  # an outage is retried and said once, not per row
 
     @property
     def armed_at(self) -> datetime | None:
@@ -143,7 +151,14 @@ class DeliveryEngine:
             with contextlib.suppress(JobLookupError):
                 self._scheduler.remove_job(job_id, jobstore=self._jobstore)
         self._armed_at = None
+        started = asyncio.get_running_loop().time()
         await self._lanes.stop(grace_seconds)
+        if self._writes:
+            left = max(0.0, grace_seconds - (asyncio.get_running_loop().time() - started))
+            _, late = await asyncio.wait(self._writes, timeout=left)
+            for task in late:
+                task.cancel()
+            await asyncio.gather(*late, return_exceptions=True)
         self._claims.clear()
 
     def notify_changed(self, due_at: datetime) -> None:
@@ -197,51 +212,67 @@ class DeliveryEngine:
                     break
         if wait and done:
             await asyncio.gather(*done)
+            await self._writes_done()
         return len(done)
 
     async def drain(self) -> None:
-        """Wait until every claimed reminder was handled (tests and shutdown)."""
+        """Wait until every claimed reminder was handled and recorded (tests and shutdown)."""
         await self._lanes.drain()
+        await self._writes_done()
+
+    async def _writes_done(self) -> None:
+        while self._writes:
+            await asyncio.gather(*list(self._writes), return_exceptions=True)
 
     async def _wake(self) -> None:
         self._armed_at = None
-        try:
-            if not self._taken_back:
-                taken = await self._ledger.take_back()
-                self._taken_back = True
-                if taken:
-                    log.info("Took back %d reminders claimed before the last restart", taken)
+        with self._health.tolerated(retry=self._wake_in):
+            if taken := await self._ledger.take_back_once():
+                log.info("Took back %d reminders claimed before the last restart", taken)
             try:
                 await self.run_due(wait=False)
             finally:
                 await self.rearm()
-        except Exception as exc:
-            if not self._health.noticed(exc):
-                raise
-            # Wake again soon on the real clock (the scheduler's), however the engine tells time.
-            self._arm(datetime.now(UTC) + timedelta(seconds=self._health.retry_delay()))
-        else:
-            self._health.recovered()
+
+    def _wake_in(self, seconds: float) -> None:
+        # On the real clock (the scheduler's), however the engine tells time.
+        self._arm(datetime.now(UTC) + timedelta(seconds=seconds))
 
     async def _resync(self) -> None:
-        try:
+        with self._health.tolerated(recovers=False):
             await self.rearm()
-        except Exception as exc:
-            if not self._health.noticed(exc):
-                raise
 
     async def _deliver(self, reminder_id: int) -> None:
         # A claim made while this one was sending is delivered next (the nonce makes a resend
         # of what was just posted harmless).
         while (claim := self._claims.pop(reminder_id, None)) is not None:
             try:
-                # During an outage the lane waits here and tries the same claim again: its token
-                # still guards the row, and the nonce makes a repeated send harmless.
-                await self._health.until_reachable(partial(self._courier.deliver, claim))
+                # Outage: retry the claim (its token guards the row, the nonce the post).
+                await self._health.until_reachable(
+                    partial(self._courier.deliver, claim, write=self._write_later)
+                )
             except Exception:
-                # The row may still hold our lease; look again once it runs out.
-                self.notify_changed(self._clock.now() + self._ledger.lease)
+                self._look_again_later()
                 raise
+
+    def _write_later(self, outcome: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(self._write(outcome), name="reminder-outcome")
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, outcome: Coroutine[Any, Any, None]) -> None:
+        try:
+            await outcome
+        except Exception as exc:
+            # Posted but not marked: claimed again once the lease ran out, the resend is
+            # answered with the first message (the nonce). An outage is said once, not here.
+            if not self._health.noticed(exc):
+                log.exception("recording a reminder's outcome failed")
+            self._look_again_later()
+
+    def _look_again_later(self) -> None:
+        # The row may still hold our lease; look again once it runs out.
+        self.notify_changed(self._clock.now() + self._ledger.lease)
 
     def _lane_idle(self) -> None:
         if self._backlogged and self._running and len(self._lanes) <= self._max_in_flight // 2:

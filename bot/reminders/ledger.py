@@ -6,33 +6,31 @@ Every write is a conditional UPDATE, so two bot processes on one database never 
 from __future__ import annotations
 
 import itertools
-import os
-import socket
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import ColumnElement, Update, and_, literal_column, or_, select, true, update
+from sqlalchemy import (
+    BigInteger,
+    ColumnElement,
+    Update,
+    and_,
+    case,
+    literal,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.reminders.scope import ReminderScope
-from bot.shards import DM_SHARD, ShardPlan
+from bot.reminders.claims import Claim, Posted
+from bot.reminders.scope import ReminderScope, owned_by
+from bot.shards import ShardPlan
+from bot.storage.base import UTCDateTime
 from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState
-
-
-def default_worker_id() -> str:
-    """host:pid:random, unique per process even when containers share a pid."""
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A row this process owns until the lease runs out; token identifies the claim."""
-
-    row: Reminder
-    token: str
 
 
 class DeliveryLedger:
@@ -50,8 +48,10 @@ class DeliveryLedger:
         scope: ReminderScope | None = None,
     ) -> None:
         self._scope = (scope or ReminderScope()).condition()
-        # Every ledger transaction writes: on SQLite it takes the write lock at BEGIN.
+        # Write transactions take SQLite's write lock at BEGIN; reads (plain sessions) neither
+        # wait for it nor make another process wait.
         self._sessions = write_sessions(sessions)
+        self._reads = sessions
         self._writer = one_writer(sessions)
         self._identity = identity
         boot = uuid.uuid4().hex[:8]
@@ -60,6 +60,7 @@ class DeliveryLedger:
         self._sequence = itertools.count(1)
         self._owned = owned_by(shards or ShardPlan())
         self._database_time = database_time
+        self._taken_back = False
 
     @property
     def worker_id(self) -> str:
@@ -112,6 +113,14 @@ class DeliveryLedger:
             ordered = sorted(rows, key=lambda row: (row.due_at, row.id))
             return [Claim(row, token) for row in ordered]
 
+    async def take_back_once(self) -> int:
+        """take_back, the first time this is called; 0 afterwards."""
+        if self._taken_back:
+            return 0
+        taken = await self.take_back()
+        self._taken_back = True
+        return taken
+
     async def take_back(self) -> int:
         """Release the claims a previous run of this identity (same shards) left when it died,
         so they are delivered now instead of when their leases run out. Returns how many."""
@@ -133,22 +142,51 @@ class DeliveryLedger:
     async def confirm(self, claim: Claim, now: datetime) -> bool:
         """Renew the lease right before sending; False if the row was cancelled, edited or
         taken over meanwhile."""
+        return (await self.confirm_many([claim], now))[0]
+
+    async def confirm_many(self, claims: Sequence[Claim], now: datetime) -> list[bool]:
+        """confirm for claims of distinct rows in one statement; a result per claim."""
         async with self._writer, self._sessions() as session, session.begin():
             lease_until = await self._lease_now(session, now) + self._lease
-            result = await session.execute(self._conditional(claim).values(lease_until=lease_until))
-        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+            held = set(
+                await session.scalars(
+                    update(Reminder)
+                    .where(self._still_claimed(claims))
+                    .values(lease_until=lease_until)
+                    .returning(Reminder.id)
+                    .execution_options(synchronize_session=False)
+                )
+            )
+        return [claim.row.id in held for claim in claims]
 
     async def mark_delivered(self, claim: Claim, message_id: int, now: datetime) -> bool:
         """A one-time reminder (or the last of a series) was posted."""
-        return await self._update(
-            claim,
-            state=ReminderState.DELIVERED,
-            delivered_message_id=message_id,
-            delivered_at=now,
-            last_error=None,
-            lease_until=None,
-            claimed_by=None,
-        )
+        return (await self.mark_delivered_many([Posted(claim, message_id, now)]))[0]
+
+    async def mark_delivered_many(self, posted: Sequence[Posted]) -> list[bool]:
+        """mark_delivered for posts of distinct rows in one statement; a result per post.
+        Only what Discord accepted comes here: a row is never marked ahead of its post."""
+        ids = Reminder.id
+        message_ids = {p.claim.row.id: literal(p.message_id, BigInteger()) for p in posted}
+        times = {p.claim.row.id: literal(p.at, UTCDateTime()) for p in posted}
+        async with self._writer, self._sessions() as session, session.begin():
+            marked = set(
+                await session.scalars(
+                    update(Reminder)
+                    .where(self._still_claimed([p.claim for p in posted]))
+                    .execution_options(synchronize_session=False)
+                    .values(
+                        state=ReminderState.DELIVERED,
+                        delivered_message_id=case(message_ids, value=ids),
+                        delivered_at=case(times, value=ids),
+                        last_error=None,
+                        lease_until=None,
+                        claimed_by=None,
+                    )
+                    .returning(Reminder.id)
+                )
+            )
+        return [p.claim.row.id in marked for p in posted]
 
     async def advance(
         self, claim: Claim, message_id: int, now: datetime, next_due: datetime, occurrence: int
@@ -193,7 +231,7 @@ class DeliveryLedger:
     async def earliest_wake(self) -> datetime | None:
         """When the next pending row becomes claimable: its due time, or the end of a lease
         held by another process (ours end by being marked; a failed mark re-arms itself)."""
-        async with self._sessions() as session:
+        async with self._reads() as session:
             next_due = await session.scalar(
                 select(Reminder.next_attempt_at)
                 .where(
@@ -225,6 +263,16 @@ class DeliveryLedger:
             result = await session.execute(self._conditional(claim).values(**values))
         return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
+    def _still_claimed(self, claims: Sequence[Claim]) -> ColumnElement[bool]:
+        # The condition of _conditional for many rows: (id, occurrence, token) in a list. The
+        # plain id list lets the primary key find the rows: SQLite uses no index for the
+        # row-value list alone and scans the whole table.
+        held = tuple_(Reminder.id, Reminder.occurrence, Reminder.claimed_by).in_(
+            [(c.row.id, c.row.occurrence, c.token) for c in claims]
+        )
+        ids = Reminder.id.in_([c.row.id for c in claims])
+        return and_(ids, Reminder.state == ReminderState.PENDING, held)
+
     def _conditional(self, claim: Claim) -> Update:
         return (
             update(Reminder)
@@ -240,13 +288,3 @@ class DeliveryLedger:
     async def _lease_now(self, session: AsyncSession, now: datetime) -> datetime:
         # Leases are compared across processes: with database_time they all read one clock.
         return await database_now(session) if self._database_time else now
-
-
-def owned_by(shards: ShardPlan) -> ColumnElement[bool]:
-    """Rows of the guilds (and, on shard 0, the DMs) whose shards this process runs."""
-    if shards.runs_every_shard:
-        return true()
-    # A literal shift: PostgreSQL has bigint >> integer but no bigint >> bigint.
-    shard = Reminder.guild_id.op(">>")(literal_column("22")) % shards.count
-    guilds = and_(Reminder.guild_id.is_not(None), shard.in_(shards.ids))
-    return or_(Reminder.guild_id.is_(None), guilds) if DM_SHARD in shards.ids else guilds

@@ -59,15 +59,18 @@ class SendPacer:
         self._sleep = sleep
         self._lock = asyncio.Lock()
 
+    async def wait_channel(self, channel_id: int) -> None:
+        """Return when channel_id's own window has room (counts nothing): a lane waits here
+        before taking a send slot, so a busy channel holds no slot while other channels go on."""
+        if (wait := self._channel(channel_id).delay(self._monotonic())) > 0:
+            await self._sleep(wait)
+
     async def wait_turn(self, channel_id: int) -> None:
-        """Return when a message to channel_id may be sent now; counts it as sent."""
-        channel = self._channels.get(channel_id)
-        if channel is None:
-            channel = self._channels[channel_id] = _Window(
-                self._channel_messages, self._channel_window
-            )
-        # The channel's own window first, without the lock: other channels go on meanwhile.
-        # One lane per channel and one waiter under the lock, so one sleep always suffices.
+        """Return when a message to channel_id may be sent now; counts it as sent. Call it right
+        before the request: what happens in between shifts the send past the window's count."""
+        channel = self._channel(channel_id)
+        # One lane per channel and one waiter under the lock, so one sleep always suffices;
+        # after wait_channel the channel's window has room already.
         if (wait := channel.delay(self._monotonic())) > 0:
             await self._sleep(wait)
         async with self._lock:
@@ -78,6 +81,14 @@ class SendPacer:
             channel.record(now)
         if len(self._channels) > 10_000:
             self._forget_idle()
+
+    def _channel(self, channel_id: int) -> _Window:
+        channel = self._channels.get(channel_id)
+        if channel is None:
+            channel = self._channels[channel_id] = _Window(
+                self._channel_messages, self._channel_window
+            )
+        return channel
 
     def _forget_idle(self) -> None:
         now = self._monotonic()

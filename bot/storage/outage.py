@@ -8,9 +8,10 @@ here instead of logging a traceback each, and wait `retry_delay()` before trying
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
@@ -124,6 +125,23 @@ class DatabaseHealth:
         """Seconds to wait before the next attempt: doubling from 0.5 s up to 5 s."""
         exponent = max(0, self._failures - 1)
         return float(min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** min(exponent, 10)))
+
+    @contextlib.contextmanager
+    def tolerated(
+        self, retry: Callable[[float], None] | None = None, *, recovers: bool = True
+    ) -> Iterator[None]:
+        """Inside, an unreachable database is noticed instead of raised, and retry(seconds)
+        is told when to try again; finishing (if recovers) counts as the database being back."""
+        try:
+            yield
+        except Exception as exc:
+            if not self.noticed(exc):
+                raise
+            if retry is not None:
+                retry(self.retry_delay())
+        else:
+            if recovers:
+                self.recovered()
 
     async def until_reachable(self, attempt: Callable[[], Awaitable[Result]]) -> Result:
         """attempt(), repeated after retry_delay() while the database is unreachable."""

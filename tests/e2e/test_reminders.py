@@ -410,7 +410,7 @@ async def test_a_crash_between_posting_and_recording_does_not_post_twice_after_r
 
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
         reminder_id = await remind(otomo, due)
-        monkeypatch.setattr(DeliveryLedger, "mark_delivered", killed)
+        monkeypatch.setattr(DeliveryLedger, "mark_delivered_many", killed)
         clock.set(due)
         await otomo.app.reminders.run_due()
         (first,) = posted_reminders(fake)

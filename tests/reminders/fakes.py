@@ -12,11 +12,11 @@ from bot.reminders.sending import ReminderDelivery
 class FakeSender:
     """Implements ReminderSender; like Discord, a repeated nonce returns the first message."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, first_message_id: int = 800_000) -> None:
         self.calls: list[ReminderDelivery] = []
         self.posted: list[ReminderDelivery] = []
         self._by_nonce: dict[str, int] = {}
-        self._ids = itertools.count(800_000)
+        self._ids = itertools.count(first_message_id)
         # Exceptions to raise, in order, for a reminder id.
         self.failures: dict[int, list[Exception]] = defaultdict(list)
         # A channel whose sends wait until its gate opens (a rate-limited channel).

@@ -248,7 +248,7 @@ async def test_a_crash_between_send_and_mark_resends_with_the_same_nonce(
     async def die(*_: object) -> bool:
         raise RuntimeError("process killed before marking")
 
-    monkeypatch.setattr(crashing._ledger, "mark_delivered", die)
+    monkeypatch.setattr(crashing._ledger, "mark_delivered_many", die)
     clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
     await crashing.run_due()
     row = await row_of(file_database, reminder_id)

@@ -180,7 +180,7 @@ class App:
             settings,
             core.database.sessions,
             retention=core.retention,
-            sweep_approvals=self.bot.approval_clicks.expire_overdue_cards,
+            sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
@@ -191,11 +191,12 @@ class App:
         await self.reminders.start()
 
     async def on_ready_once(self) -> None:
-        """First connection: expire stale approval cards, start the rest."""
+        """First connection: expire stale approval cards, run approved calls left behind by a
+        stopped process, start the rest."""
         try:
             await self.core.extools.start()
             await self._enforce_retention()
-            await self.bot.approval_clicks.expire_overdue_cards()
+            await self.bot.approval_clicks.sweep()
         finally:
             self.started.set()
             if self.core.loop_watch is not None:

@@ -187,16 +187,17 @@ class App:
         )
 
     async def on_connect_once(self) -> None:
-        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready."""
+        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
+        run the approved calls a stopped process left behind."""
         await self.reminders.start()
+        await self.bot.approval_clicks.resume_left_behind()
 
     async def on_ready_once(self) -> None:
-        """First connection: expire stale approval cards, run approved calls left behind by a
-        stopped process, start the rest."""
+        """First connection: expire stale approval cards, start the rest."""
         try:
             await self.core.extools.start()
             await self._enforce_retention()
-            await self.bot.approval_clicks.sweep()
+            await self.bot.approval_clicks.expire_overdue_cards()
         finally:
             self.started.set()
             if self.core.loop_watch is not None:

@@ -181,15 +181,17 @@ class App:
             settings,
             core.database.sessions,
             retention=core.retention,
-            sweep_approvals=self.bot.approval_clicks.expire_overdue_cards,
+            sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
         )
 
     async def on_connect_once(self) -> None:
-        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready."""
+        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
+        run the approved calls a stopped process left behind."""
         await self.reminders.start()
+        await self.bot.approval_clicks.resume_left_behind()
 
     async def on_ready_once(self) -> None:
         """First connection: expire stale approval cards, start the rest."""

@@ -164,6 +164,22 @@ class ApprovalService:
             )
         return bool(getattr(result, "rowcount", 0))
 
+    async def approved_unclaimed(
+        self, decided_after: datetime, decided_before: datetime
+    ) -> list[ApprovalRequest]:
+        """Approved requests no run has claimed, decided in that window, oldest first."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(ApprovalRequest)
+                .where(
+                    ApprovalRequest.status == Status.APPROVED,
+                    ApprovalRequest.decided_at > decided_after,
+                    ApprovalRequest.decided_at <= decided_before,
+                )
+                .order_by(ApprovalRequest.id)
+            )
+            return list(rows.all())
+
     async def expire(self, approval_id: int) -> Status:
         """Mark a pending request expired; return its final status either way."""
         await self._set_status(approval_id, Status.EXPIRED, None, None, self._clock.now())

@@ -184,18 +184,17 @@ def to_llm(
                 continue
             pending.pop(item["tool_call_id"])
         else:
-            _close_unanswered(converted, pending)
+            converted += _never_finished(pending)
+            pending.clear()
         converted.append(item)
         for call in item.get("tool_calls", []):
             pending[call["id"]] = call["function"]["name"]
-    _close_unanswered(converted, pending)
-    return converted
+    return converted + _never_finished(pending)
 
 
-def _close_unanswered(converted: list[dict[str, Any]], pending: dict[str, str]) -> None:
-    """Providers reject a tool call without a result; say it never finished."""
-    for call_id in list(pending):
-        converted.append(
-            {"role": "tool", "tool_call_id": call_id, "content": REJECTION_TEXT["invalidated"]}
-        )
-        del pending[call_id]
+def _never_finished(pending: dict[str, str]) -> list[dict[str, Any]]:
+    """Providers reject a tool call without a result: results that say it never finished."""
+    return [
+        {"role": "tool", "tool_call_id": call_id, "content": REJECTION_TEXT["invalidated"]}
+        for call_id in pending
+    ]

@@ -6,6 +6,7 @@ Stored with the message; images are kept as a placeholder only, their bytes live
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -58,18 +59,33 @@ def placeholder(part: FilePart) -> str:
     return f"[添付: {part.name}]"
 
 
-def _render_file(part: FilePart, images: Mapping[str, str], urls: list[str]) -> str:
+@dataclass
+class _Images:
+    """The run's images by key, and those attached to this turn so far, in order."""
+
+    available: Mapping[str, str]
+    attached: list[str] = field(default_factory=list)
+
+    def attach(self, key: str | None) -> int | None:
+        """Attach the image and return its number, or None when the run does not have it."""
+        if key is None or key not in self.available:
+            return None
+        self.attached.append(self.available[key])
+        return len(self.attached)
+
+
+def _render_file(part: FilePart, images: _Images) -> str:
     if part.kind == "text" and part.text is not None:
         return f'<file name="{part.name}">\n{part.text}\n</file>'
-    if part.kind == "image" and part.image_key is not None and part.image_key in images:
-        urls.append(images[part.image_key])
-        return f"{placeholder(part)} (image {len(urls)} attached below)"
+    number = images.attach(part.image_key) if part.kind == "image" else None
+    if number is not None:
+        return f"{placeholder(part)} (image {number} attached below)"
     if part.note:
         return f"{placeholder(part)} (not shown to you: {part.note})"
     return placeholder(part)
 
 
-def _render_quote(quote: QuotePart, images: Mapping[str, str], urls: list[str]) -> str:
+def _render_quote(quote: QuotePart, images: _Images) -> str:
     tag = _RELATION_TAG[quote.relation]
     author = f' author="{quote.author_name}"' if quote.author_name else ""
     if quote.missing is not None:
@@ -77,7 +93,7 @@ def _render_quote(quote: QuotePart, images: Mapping[str, str], urls: list[str]) 
     if quote.earlier:
         return f"<{tag}{author}>(the message quoted earlier in this conversation)</{tag}>"
     body = [quote.text] if quote.text else []
-    body += [_render_file(part, images, urls) for part in quote.files]
+    body += [_render_file(part, images) for part in quote.files]
     inner = "\n".join(body) or "(no text)"
     return f"<{tag}{author}>\n{inner}\n</{tag}>"
 
@@ -89,15 +105,15 @@ def user_content(
     images: Mapping[str, str],
 ) -> str | list[dict[str, Any]]:
     """The user turn as the model reads it: plain text, or text plus image parts."""
-    urls: list[str] = []
-    sections = [_render_quote(quote, images, urls) for quote in quotes]
+    attached = _Images(images)
+    sections = [_render_quote(quote, attached) for quote in quotes]
     if text:
         sections.append(text)
-    sections += [_render_file(part, images, urls) for part in files]
+    sections += [_render_file(part, attached) for part in files]
     rendered = "\n\n".join(sections)
-    if not urls:
+    if not attached.attached:
         return rendered
     return [
         {"type": "text", "text": rendered},
-        *({"type": "image_url", "image_url": {"url": url}} for url in urls),
+        *({"type": "image_url", "image_url": {"url": url}} for url in attached.attached),
     ]

@@ -42,12 +42,13 @@ class SettleEnd:
 SettleStep = ev.AgentEvent | SettleEnd
 
 
-@dataclass
+@dataclass(frozen=True)
 class Gate:
-    """What the approval gate found for one call."""
+    """What the approval gate found for one call, and the card to show when it asks."""
 
-    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"] = "awaiting"
+    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"]
     approval_id: int | None = None
+    asking: ev.ApprovalRequired | None = None
 
 
 class ToolCalls:
@@ -95,9 +96,9 @@ class ToolCalls:
                 await self._record_result(key, call, content)
                 yield ev.ToolResult(call.id, call.name, None, problem, True)
                 continue
-            gate = Gate()
-            async for event in self._gate(state, tool_item, call, arguments, gate):
-                yield event
+            gate = await self._gate(state, tool_item, call, arguments)
+            if gate.asking is not None:
+                yield gate.asking
             if gate.verdict == "awaiting":
                 yield SettleEnd("awaiting_approval")
                 return
@@ -149,24 +150,17 @@ class ToolCalls:
         return self.registry.offers(name, handler.tools, state.request.guild_id, handler.name)
 
     async def _gate(
-        self,
-        state: RunState,
-        tool_item: Tool,
-        call: m.ToolCall,
-        arguments: dict[str, Any],
-        gate: Gate,
-    ) -> AsyncIterator[ev.AgentEvent]:
+        self, state: RunState, tool_item: Tool, call: m.ToolCall, arguments: dict[str, Any]
+    ) -> Gate:
         """Decide from the stored row whether the call may run; never waits for a person."""
         request = state.request
         if not tool_item.requires_approval:
-            gate.verdict = "not_needed"
-            return
+            return Gate("not_needed")
         existing = await self.approvals.find_by_call(request.conversation_key, call.id)
         if existing is None:
             ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
             if not ask:
-                gate.verdict = "grant" if why == "grant" else "policy"
-                return
+                return Gate("grant" if why == "grant" else "policy")
             existing = await self.approvals.create(
                 NewApproval(
                     tool_call_id=call.id,
@@ -182,9 +176,7 @@ class ToolCalls:
                 )
             )
             # The row exists before the card: a decision made anywhere later finds it.
-            gate.verdict = "awaiting"
-            gate.approval_id = existing.id
-            yield ev.ApprovalRequired(
+            asking = ev.ApprovalRequired(
                 call.id,
                 call.name,
                 decode_arguments(existing),
@@ -193,19 +185,18 @@ class ToolCalls:
                 existing.expires_at,
                 source=None if tool_item.source == "core" else tool_item.source,
             )
-            return
-        gate.approval_id = existing.id
+            return Gate("awaiting", existing.id, asking)
         status = Status(existing.status)
         if status == Status.PENDING:
             # Still undecided: the click (or the expiry sweep) will resume the conversation.
-            gate.verdict = "awaiting"
-        elif status == Status.APPROVED:
+            return Gate("awaiting", existing.id)
+        if status == Status.APPROVED:
             # Claimed before running: of two resumes of one decision, only one runs the tool.
-            gate.verdict = "person" if await self.approvals.claim(existing.id) else "elsewhere"
-        elif status == Status.EXECUTED:
-            gate.verdict = "elsewhere"
-        else:
-            gate.verdict = status
+            claimed = await self.approvals.claim(existing.id)
+            return Gate("person" if claimed else "elsewhere", existing.id)
+        if status == Status.EXECUTED:
+            return Gate("elsewhere", existing.id)
+        return Gate(status, existing.id)
 
     async def _end_after_rejection(
         self,

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from bot.agent.approvals import Decision, Status, decode_arguments
+from bot.agent.orphans import left_behind
 from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.card_owner import CardKey
 from bot.discord_ui.cards import CardState, ToolCard
@@ -36,7 +37,8 @@ _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": De
 
 
 class ApprovalDesk:
-    """Handles Approve / Reject / Always allow and the expiry of unanswered cards."""
+    """Handles Approve / Reject / Always allow, the expiry of unanswered cards and approved
+    calls left behind."""
 
     def __init__(self, staff: Staff, channel: Callable[[int], discord.PartialMessageable]) -> None:
         self.staff = staff
@@ -84,6 +86,22 @@ class ApprovalDesk:
                 self._settle(request, Status.EXPIRED, None), f"expire approval {request.id}"
             )
         return len(expired)
+
+    async def resume_left_behind(self) -> int:
+        """Run the approved calls a stopped process never ran (its click was recorded)."""
+        staff = self.staff
+        found = await left_behind(staff.approvals, staff.agent.calls, staff.agent.clock.now())
+        for request in found:
+            staff.tasks.spawn(
+                self._settle(request, Status.APPROVED, request.decided_by),
+                f"resume approval {request.id}",
+            )
+        return len(found)
+
+    async def sweep(self) -> None:
+        """The periodic pass: end overdue cards, run what a stopped process left approved."""
+        await self.expire_overdue_cards()
+        await self.resume_left_behind()
 
     # -- inside --------------------------------------------------------------------------
 

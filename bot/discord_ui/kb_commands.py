@@ -16,12 +16,14 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord_ui.choices import suggestions
+from bot.discord_ui.confirmation import DeleteConfirmation
 from bot.discord_ui.kb_forms import (
     FAILED,
     MODAL_TEXT_CHARS,
     REFUSAL,
-    DeleteConfirmation,
     TextModal,
+    file_deletion,
 )
 from bot.discord_ui.kb_replies import (
     Write,
@@ -40,9 +42,6 @@ from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
 
-# Discord's limits: 25 autocomplete choices of at most 100 characters.
-CHOICES = 25
-CHOICE_CHARS = 100
 LIST_PAGE_SIZE = 20
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 25
@@ -254,14 +253,18 @@ class KnowledgeCommands(commands.Cog):
     async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Delete a file after a confirmation."""
         content = await self.editor.read(path)
-        view = DeleteConfirmation(self, content, interaction.user.id)
-        await say(
+        confirmation = DeleteConfirmation(
+            kind="kbdel",
+            user_id=interaction.user.id,
+            delete=file_deletion(self.editor, content, self.editor_of),
+            kept=f"削除をやめました。/ Cancelled: `{content.source}` was kept.",
+            slow=True,
+        )
+        await confirmation.ask(
             interaction,
             f"⚠️ `{content.source}`（{format_size(content.size)}）を削除しますか？ 取り消せません。"
             f"/ Delete `{content.source}` ({format_size(content.size)})? This cannot be undone.",
-            view=view,
         )
-        view.asked = interaction
 
     @kb.command(name="reload", description="ディスクから読み直す / Re-read the files from disk")
     async def reload(self, interaction: discord.Interaction[Any]) -> None:
@@ -291,8 +294,4 @@ class KnowledgeCommands(commands.Cog):
             return []
         needle = current.strip().lower()
         files = await self.editor.list_files()
-        return [
-            app_commands.Choice(name=f.path, value=f.path)
-            for f in files
-            if needle in f.path.lower() and len(f.path) <= CHOICE_CHARS
-        ][:CHOICES]
+        return suggestions((f.path, f.path) for f in files if needle in f.path.lower())

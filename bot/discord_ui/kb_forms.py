@@ -1,4 +1,4 @@
-"""The forms /kb opens: the text modal of a file and the delete confirmation.
+"""The forms /kb opens: the text modal of a file, and what deleting a file does.
 
 Also the sentences for a refusal and a failure, which the forms share with the cog in
 :mod:`bot.discord_ui.kb_commands`; every answer goes through
@@ -7,21 +7,18 @@ Also the sentences for a refusal and a failure, which the forms share with the c
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
-from bot.discord_ui.private_replies import NO_MENTIONS, say
-from bot.knowledge import KnowledgeEditError
+from bot.discord_ui.confirmation import Delete
+from bot.discord_ui.private_replies import say
+from bot.knowledge import Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.editor import FileContent
 from bot.knowledge.views import clip
-
-if TYPE_CHECKING:
-    from bot.discord_ui.kb_commands import KnowledgeCommands
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +27,7 @@ log = logging.getLogger(__name__)
 MODAL_TEXT_CHARS = 4000
 MODAL_TITLE_CHARS = 45
 LABEL_DESCRIPTION_CHARS = 100
-# A delete confirmation is answerable for this long; a modal is kept while the admin types.
-CONFIRM_SECONDS = 120
+# A modal is kept while the admin types.
 MODAL_SECONDS = 3600
 
 REFUSAL = (
@@ -87,70 +83,28 @@ class TextModal(discord.ui.Modal):
             await say(interaction, FAILED)
 
 
-class DeleteConfirmation(discord.ui.View):
-    """Delete / Cancel under the question; only the admin who asked may answer."""
+def file_deletion(
+    editor: KnowledgeEditor,
+    content: FileContent,
+    editor_of: Callable[[discord.Interaction[Any]], Editor | None],
+) -> Delete:
+    """What Delete does under `/kb delete`: remove the file unless it changed since asked."""
 
-    def __init__(self, cog: KnowledgeCommands, content: FileContent, user_id: int) -> None:
-        super().__init__(timeout=CONFIRM_SECONDS)
-        self.cog = cog
-        self.content = content
-        self.user_id = user_id
-        self.asked: discord.Interaction[Any] | None = None
-        token = secrets.token_hex(6)
-        self.confirm.custom_id = f"kbdel:{token}:yes"
-        self.cancel.custom_id = f"kbdel:{token}:no"
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Only the admin who ran /kb delete."""
-        return interaction.user.id == self.user_id
-
-    @discord.ui.button(label="削除する / Delete", style=discord.ButtonStyle.danger)
-    async def confirm(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
-    ) -> None:
-        """Delete the file, unless it changed since the question was asked."""
-        self.stop()
-        editor = self.cog.editor_of(interaction)
-        if editor is None:
-            await interaction.response.edit_message(content=REFUSAL, view=None)
-            return
-        await interaction.response.defer()
-        source = self.content.source
+    async def delete(interaction: discord.Interaction[Any]) -> str:
+        who = editor_of(interaction)
+        if who is None:
+            return REFUSAL
+        source = content.source
         try:
-            await self.cog.editor.delete(
-                self.content.path, editor, expected_hash=self.content.content_hash
-            )
+            await editor.delete(content.path, who, expected_hash=content.content_hash)
         except KnowledgeEditError as exc:
-            text = f"⚠️ {exc}"
+            return f"⚠️ {exc}"
         except OSError as exc:
             log.error("Deleting %s failed: %s", source, exc)
-            text = FAILED
-        else:
-            text = (
-                f"🗑️ `{source}` を削除しました。/kb history に記録されています。/ Deleted "
-                f"`{source}`; /kb history keeps the record."
-            )
-        await interaction.edit_original_response(
-            content=text, view=None, allowed_mentions=NO_MENTIONS
+            return FAILED
+        return (
+            f"🗑️ `{source}` を削除しました。/kb history に記録されています。/ Deleted "
+            f"`{source}`; /kb history keeps the record."
         )
 
-    @discord.ui.button(label="やめる / Cancel", style=discord.ButtonStyle.secondary)
-    async def cancel(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
-    ) -> None:
-        """Keep the file."""
-        self.stop()
-        await interaction.response.edit_message(
-            content=f"削除をやめました。/ Cancelled: `{self.content.source}` was kept.", view=None
-        )
-
-    async def on_timeout(self) -> None:
-        """Say the question expired (the token of the question lives 15 minutes)."""
-        if self.asked is None:
-            return
-        with contextlib.suppress(discord.HTTPException):
-            await self.asked.edit_original_response(
-                content="⌛ 確認の期限が切れました。削除していません。/ The confirmation expired; "
-                "nothing was deleted.",
-                view=None,
-            )
+    return delete

@@ -5,9 +5,7 @@ They join the `/otomo` group of the core commands. Every answer is ephemeral and
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import secrets
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
@@ -19,7 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.memory import ConversationMemory, MemoryReport
 from bot.agent.usage import UsageReport, usage_by_day
-from bot.discord_ui.private_replies import NO_MENTIONS, say
+from bot.discord_ui.confirmation import DeleteConfirmation
+from bot.discord_ui.private_replies import say
 from bot.knowledge.views import clip
 from bot.users import UserPreferences
 
@@ -160,17 +159,28 @@ class MemoryCommands(commands.Cog):
             if everywhere
             else "このチャンネルでの / in this channel"
         )
-        confirmation = ForgetConfirmation(
-            self, interaction.user.id, None if everywhere else interaction.channel_id
+        user_id = interaction.user.id
+        channel_id = None if everywhere else interaction.channel_id
+
+        async def forget_history(_: discord.Interaction[Any]) -> str:
+            report = await self.memory.forget(user_id, channel_id)
+            return (
+                f"🧹 削除しました: メッセージ {report.messages} 件（会話 {report.conversations} "
+                f"件）。/ Deleted {report.messages} messages from {report.conversations} "
+                "conversation(s); I start afresh."
+            )
+
+        confirmation = DeleteConfirmation(
+            kind="forget",
+            user_id=user_id,
+            delete=forget_history,
+            kept="削除をやめました。/ Cancelled: nothing was deleted.",
         )
-        await interaction.response.send_message(
+        await confirmation.ask(
+            interaction,
             f"🧹 {where} 会話の履歴と要約を削除しますか？元に戻せません。/ Delete our conversation "
             "history and summaries? This cannot be undone.",
-            view=confirmation,
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
         )
-        confirmation.asked = interaction
 
     @app_commands.describe(days="日数 / How many days")
     async def usage(
@@ -189,58 +199,3 @@ class MemoryCommands(commands.Cog):
         tz = await self.preferences.timezone(interaction.user.id)
         report = await usage_by_day(self.sessions, self.now(), days, tz)
         await say(interaction, describe_usage(report, tz))
-
-
-class ForgetConfirmation(discord.ui.View):
-    """Delete / Cancel under the question; only the member who asked may answer."""
-
-    def __init__(self, cog: MemoryCommands, user_id: int, channel_id: int | None) -> None:
-        super().__init__(timeout=CONFIRM_SECONDS)
-        self.cog = cog
-        self.user_id = user_id
-        self.channel_id = channel_id
-        self.asked: discord.Interaction[Any] | None = None
-        token = secrets.token_hex(6)
-        self.confirm.custom_id = f"forget:{token}:yes"
-        self.cancel.custom_id = f"forget:{token}:no"
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Only the member who ran /otomo forget."""
-        return interaction.user.id == self.user_id
-
-    @discord.ui.button(label="削除する / Delete", style=discord.ButtonStyle.danger)
-    async def confirm(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[ForgetConfirmation]
-    ) -> None:
-        """Forget, then say how much was deleted."""
-        self.stop()
-        report = await self.cog.memory.forget(self.user_id, self.channel_id)
-        await interaction.response.edit_message(
-            content=(
-                f"🧹 削除しました: メッセージ {report.messages} 件（会話 {report.conversations} "
-                f"件）。/ Deleted {report.messages} messages from {report.conversations} "
-                "conversation(s); I start afresh."
-            ),
-            view=None,
-        )
-
-    @discord.ui.button(label="やめる / Cancel", style=discord.ButtonStyle.secondary)
-    async def cancel(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[ForgetConfirmation]
-    ) -> None:
-        """Keep everything."""
-        self.stop()
-        await interaction.response.edit_message(
-            content="削除をやめました。/ Cancelled: nothing was deleted.", view=None
-        )
-
-    async def on_timeout(self) -> None:
-        """Say the question expired."""
-        if self.asked is None:
-            return
-        with contextlib.suppress(discord.HTTPException):
-            await self.asked.edit_original_response(
-                content="⌛ 確認の期限が切れました。削除していません。/ The confirmation expired; "
-                "nothing was deleted.",
-                view=None,
-            )

@@ -5,9 +5,7 @@ Answers are ephemeral and ping nobody: notes are members' text and may hold @eve
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import secrets
 from datetime import tzinfo
 from typing import Any
 
@@ -15,17 +13,15 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_ui.private_replies import NO_MENTIONS, say
+from bot.discord_ui.choices import CHOICES, suggestions
+from bot.discord_ui.confirmation import DeleteConfirmation
+from bot.discord_ui.private_replies import say
 from bot.knowledge.views import clip
 from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
 from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
 
-# Discord: 25 autocomplete choices of at most 100 characters; 2,000 characters a message.
-CHOICES = 25
-CHOICE_CHARS = 100
-CONFIRM_SECONDS = 120
 SNIPPET_CHARS = 80
 
 NO_SERVER = (
@@ -155,15 +151,28 @@ class NotesCommands(commands.Cog):
                 f"だけです。/ Only {view.author_name} (who wrote it) or a moderator can delete it.",
             )
             return
-        confirmation = NoteDeleteConfirmation(self, view, interaction.user.id)
-        await interaction.response.send_message(
+        notebook = self.notebook
+
+        async def delete_note(clicked: discord.Interaction[Any]) -> str:
+            # The notebook checks again who may: roles can change while the question waits.
+            who = NoteAuthor(clicked.user.id, clicked.user.display_name, is_note_admin(clicked))
+            try:
+                await notebook.delete(view.guild_id, view.id, who)
+            except NoteError as exc:
+                return f"⚠️ {exc}"
+            return f"🗑️ {view.label} を削除しました。/ Deleted note {view.label}."
+
+        confirmation = DeleteConfirmation(
+            kind="notedel",
+            user_id=interaction.user.id,
+            delete=delete_note,
+            kept=f"削除をやめました。/ Cancelled: {view.label} was kept.",
+        )
+        await confirmation.ask(
+            interaction,
             f"🗑️ {view.label} を削除しますか？ / Delete this note?\n"
             + note_card(view, await self.preferences.timezone(interaction.user.id)),
-            view=confirmation,
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
         )
-        confirmation.asked = interaction
 
     @show.autocomplete("note")
     @delete.autocomplete("note")
@@ -175,68 +184,9 @@ class NotesCommands(commands.Cog):
             return []
         typed = current.strip().lstrip("#")
         if typed and not typed.isdigit():
-            found = [h.note for h in await self.notebook.search(interaction.guild_id, typed, 25)]
+            hits = await self.notebook.search(interaction.guild_id, typed, CHOICES)
+            found = [h.note for h in hits]
         else:
             found = (await self.notebook.page(interaction.guild_id, 1, CHOICES)).notes
             found = [n for n in found if typed in str(n.id)]
-        return [
-            app_commands.Choice(
-                name=clip(f"#{n.id} {n.title} — {n.author_name}", CHOICE_CHARS), value=n.id
-            )
-            for n in found[:CHOICES]
-        ]
-
-
-class NoteDeleteConfirmation(discord.ui.View):
-    """Delete / Cancel under the question; only the member who asked may answer."""
-
-    def __init__(self, cog: NotesCommands, note: NoteView, user_id: int) -> None:
-        super().__init__(timeout=CONFIRM_SECONDS)
-        self.cog = cog
-        self.note = note
-        self.user_id = user_id
-        self.asked: discord.Interaction[Any] | None = None
-        token = secrets.token_hex(6)
-        self.confirm.custom_id = f"notedel:{token}:yes"
-        self.cancel.custom_id = f"notedel:{token}:no"
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        """Only the member who ran /notes delete."""
-        return interaction.user.id == self.user_id
-
-    @discord.ui.button(label="削除する / Delete", style=discord.ButtonStyle.danger)
-    async def confirm(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[NoteDeleteConfirmation]
-    ) -> None:
-        """Delete the note (the notebook checks again who may)."""
-        self.stop()
-        member = interaction.user
-        who = NoteAuthor(member.id, member.display_name, is_note_admin(interaction))
-        try:
-            await self.cog.notebook.delete(self.note.guild_id, self.note.id, who)
-        except NoteError as exc:
-            text = f"⚠️ {exc}"
-        else:
-            text = f"🗑️ {self.note.label} を削除しました。/ Deleted note {self.note.label}."
-        await interaction.response.edit_message(content=text, view=None)
-
-    @discord.ui.button(label="やめる / Cancel", style=discord.ButtonStyle.secondary)
-    async def cancel(
-        self, interaction: discord.Interaction[Any], _: discord.ui.Button[NoteDeleteConfirmation]
-    ) -> None:
-        """Keep the note."""
-        self.stop()
-        await interaction.response.edit_message(
-            content=f"削除をやめました。/ Cancelled: {self.note.label} was kept.", view=None
-        )
-
-    async def on_timeout(self) -> None:
-        """Say the question expired."""
-        if self.asked is None:
-            return
-        with contextlib.suppress(discord.HTTPException):
-            await self.asked.edit_original_response(
-                content="⌛ 確認の期限が切れました。削除していません。/ The confirmation expired; "
-                "nothing was deleted.",
-                view=None,
-            )
+        return suggestions((f"#{n.id} {n.title} — {n.author_name}", n.id) for n in found)

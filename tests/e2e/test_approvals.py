@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.approvals import Decision
 from bot.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import (
@@ -208,3 +209,27 @@ async def test_a_card_whose_post_failed_still_runs_the_tool_when_approved(
 
         assert await _reminders(otomo) == ["歯医者"]
         assert "done" in card_state(fake.message(int(card["id"])) or {})
+
+
+async def test_an_approval_recorded_just_before_a_crash_runs_after_the_restart(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    clock = ManualClock(START)
+    llm.queue(tool_call("create_reminder", REMINDER))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        card = await _card(otomo)
+        approval_id = int(_button(card, "approve").split(":")[1])
+        # The click is recorded as the row update, then the process stops before it resumes.
+        outcome = await otomo.app.core.approvals.decide(approval_id, HANA_ID, Decision.APPROVE)
+        assert outcome.changed
+    clock.advance(timedelta(minutes=1))
+    llm.queue(text("再起動後に登録しました"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "再起動後に登録しました"
+        )
+        await otomo.idle()
+
+        assert await _reminders(otomo) == ["歯医者"]
+        assert "done" in card_state(fake.message(int(card["id"])) or {})
+        assert llm.request_count == 2

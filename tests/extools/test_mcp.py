@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -231,3 +232,16 @@ def test_a_bad_servers_file_is_a_sentence(tmp_path: Path, content: str, words: s
         load_mcp_servers(path, HANDLERS)
 
     assert words in str(raised.value)
+
+
+def test_what_the_sdk_imports_at_its_first_tool_result_is_loaded_with_the_module() -> None:
+    """The first MCP tool result costs no import on the event loop: the bot loads it at start-up."""
+    probe = (
+        "import sys; import bot.extools.mcp; "
+        "print(sorted(m for m in ('jsonschema.validators', 'referencing.exceptions') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=child_env()
+    )
+    assert done.stdout.strip() == "['jsonschema.validators', 'referencing.exceptions']"

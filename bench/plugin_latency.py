@@ -117,6 +117,7 @@ async def main(calls: int) -> None:
         sessions=database.sessions,
         settings=settings,
         timezone=settings.timezone,
+        deps=None,
     )
     try:
         async with asyncio.timeout(60):

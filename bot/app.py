@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.agent import warmup
@@ -20,20 +19,19 @@ from bot.agent.memory import ConversationMemory
 from bot.agent.models import ModelChoice
 from bot.agent.retention import Retention
 from bot.agent.tools import ToolRegistry
+from bot.app_builder import AppBuilder, FeatureLifecycle
 from bot.app_jobs import schedule_jobs
 from bot.clock import Clock, SystemClock
+from bot.deps import Deps, build_deps
+from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands import CoreCommands
-from bot.discord_ui.kb_commands import KnowledgeCommands
 from bot.discord_ui.memory_commands import MemoryCommands
 from bot.discord_ui.model_commands import ModelCommands
-from bot.discord_ui.notes_commands import NotesCommands
-from bot.discord_ui.reminder_buttons import ReminderActions
-from bot.discord_ui.reminder_commands import ReminderCommands
+from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders import DiscordReminderSender
 from bot.extools import ExternalToolsRuntime, build_external_tools
-from bot.features import Features, build_features
-from bot.handlers.catalog import HandlerParts, build_handlers
+from bot.features import register_discord_parts, register_features
 from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.redaction import remember_secrets
 from bot.reminders.delivery import DeliveryEngine
@@ -61,7 +59,9 @@ class Core:
     store: ConversationStore
     agent: Agent
     scheduler: AsyncIOScheduler
-    features: Features
+    deps: Deps
+    # What the features start and close with the bot (word pool flush, hot reload…).
+    features: FeatureLifecycle
     retention: Retention
     extools: ExternalToolsRuntime
     models: ModelChoice
@@ -95,10 +95,11 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
-    parts = HandlerParts()
     models = ModelChoice(database.sessions, clock, settings)
     llm = LLMClient(settings, database.sessions, clock, model_source=models.current)
-    features = build_features(settings, clock, database, llm, registry, parts)
+    deps = build_deps(settings, clock, database, llm)
+    builder = AppBuilder(settings, registry)
+    register_features(builder, deps)
     approvals = ApprovalService(
         database.sessions,
         clock,
@@ -114,8 +115,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         registry=registry,
         approvals=approvals,
         store=store,
-        handlers=build_handlers(parts),
-        services=features.services,
+        handlers=builder.handlers(),
+        deps=deps,
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
     core = Core(
@@ -129,7 +130,8 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         store,
         agent,
         scheduler,
-        features,
+        deps,
+        builder.lifecycle(),
         Retention.from_settings(database.sessions, clock, settings),
         build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
         models,
@@ -139,14 +141,50 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     return core
 
 
-@dataclass
 class App:
-    """The core plus the Discord client and the jobs that post through it."""
+    """The core plus the Discord client and the jobs that post through it, built in order."""
 
-    core: Core
-    bot: OtomoBot
-    reminders: DeliveryEngine
-    started: asyncio.Event = field(default_factory=asyncio.Event)
+    def __init__(self, core: Core, parts: DiscordBuilder, **client_options: Any) -> None:
+        self.core = core
+        self.started = asyncio.Event()
+        settings = core.settings
+        self.bot = OtomoBot(
+            settings=settings,
+            agent=core.agent,
+            approvals=core.approvals,
+            preferences=core.preferences,
+            cogs=parts.commands,
+            on_ready_hooks=[self.on_ready_once],
+            on_connect_hooks=[self.on_connect_once],
+            message_hooks=parts.message_hooks,
+            reminder_actions=parts.reminder_actions,
+            **client_options,
+        )
+        sender = DiscordReminderSender(self.bot)
+        shards = settings.shard_plan
+        self.reminders = DeliveryEngine(
+            core.database.sessions,
+            core.clock,
+            core.scheduler,
+            sender,
+            sender.notify_owner,
+            shards=shards,
+            identity=shards.identity(),
+            # Leases compare instants across processes: on the real clock, use the database's.
+            database_time=isinstance(core.clock, SystemClock),
+            scope=DISCORD_REMINDERS,
+        )
+        core.deps.due_times.listen(self.reminders.notify_changed)
+        schedule_jobs(
+            core.scheduler,
+            settings,
+            core.database.sessions,
+            retention=core.retention,
+            sweep_approvals=self.bot.approval_clicks.expire_overdue_cards,
+            posts=parts.posts,
+            poster=ChannelPoster(self.bot),
+            holder=self.reminders.worker_id,
+        )
 
     async def on_connect_once(self) -> None:
         """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready."""
@@ -177,78 +215,40 @@ class App:
         await self.core.close()
 
 
+def discord_parts(core: Core) -> DiscordBuilder:
+    """The bot's own slash commands, then every feature's Discord part."""
+    settings = core.settings
+    parts = DiscordBuilder(settings, core.clock, core.preferences)
+    parts.add_commands(
+        lambda client: CoreCommands(
+            client,
+            core.approvals,
+            settings.tavily_api_key is not None,
+            core.extools,
+            models=core.models,
+            sees_images=core.llm.supports_vision,
+        )
+    )
+    parts.add_commands(lambda client: ModelCommands(core.models, core.llm.supports_vision))
+    parts.add_commands(
+        lambda client: MemoryCommands(
+            client,
+            ConversationMemory(core.database.sessions, core.approvals),
+            core.database.sessions,
+            core.preferences,
+            core.clock.now,
+            settings.history_retention_days,
+        )
+    )
+    register_discord_parts(parts, core.deps)
+    return parts
+
+
 async def build_app(settings: Settings, clock: Clock | None = None, **client_options: Any) -> App:
     """Build the core and the Discord client, and schedule every job (not started yet)."""
     point_discord_py_at(settings.discord_api_base, settings.discord_gateway_url)
     core = await build_core(settings, clock)
-    features = core.features
-    holder: list[App] = []
-
-    def observe(message: discord.Message) -> None:
-        # Only people in guild channels feed the word pool: DMs stay private.
-        if message.guild is not None and not message.author.bot and message.content:
-            features.word_pool.feed(message.content, message.channel.id)
-
-    async def ready() -> None:
-        await holder[0].on_ready_once()
-
-    async def connected() -> None:
-        await holder[0].on_connect_once()
-
-    bot = OtomoBot(
-        settings=settings,
-        agent=core.agent,
-        approvals=core.approvals,
-        preferences=core.preferences,
-        cogs=[
-            lambda client: CoreCommands(
-                client,
-                core.approvals,
-                settings.tavily_api_key is not None,
-                core.extools,
-                models=core.models,
-                sees_images=core.llm.supports_vision,
-            ),
-            lambda client: ModelCommands(core.models, core.llm.supports_vision),
-            lambda client: MemoryCommands(
-                client,
-                ConversationMemory(core.database.sessions, core.approvals),
-                core.database.sessions,
-                core.preferences,
-                core.clock.now,
-                settings.history_retention_days,
-            ),
-            lambda client: ReminderCommands(features.reminders, core.preferences, core.clock.now),
-            lambda client: KnowledgeCommands(features.kb_editor, core.preferences, settings),
-            lambda client: NotesCommands(features.notebook, core.preferences),
-        ],
-        on_ready_hooks=[ready],
-        on_connect_hooks=[connected],
-        message_hooks=[observe],
-        reminder_actions=ReminderActions(
-            features.reminder_buttons, core.preferences, core.clock.now
-        ),
-        **client_options,
-    )
-    sender = DiscordReminderSender(bot)
-    shards = settings.shard_plan
-    engine = DeliveryEngine(
-        core.database.sessions,
-        core.clock,
-        core.scheduler,
-        sender,
-        sender.notify_owner,
-        shards=shards,
-        identity=shards.identity(),
-        # Leases compare instants across processes: on the real clock, use the database's.
-        database_time=clock is None,
-        scope=DISCORD_REMINDERS,
-    )
-    features.reminder_changes.listener = engine.notify_changed
-    schedule_jobs(core, bot, holder=engine.worker_id)
-    app = App(core, bot, engine)
-    holder.append(app)
-    return app
+    return App(core, discord_parts(core), **client_options)
 
 
 async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:

@@ -1,38 +1,38 @@
-"""The scheduled jobs that post through the Discord client, each run once per bot."""
+"""The scheduled jobs of the Discord bot, each run once per bot (by the holder of the lease)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
 
-from bot.agent.retention import RETENTION_JOB_ID, schedule_retention
-from bot.chat import Tip, schedule_tips
-from bot.chat.tips import TIPS_JOB_ID
-from bot.discord_ui.client import OtomoBot
+from apscheduler.schedulers.base import BaseScheduler
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.retention import RETENTION_JOB_ID, Retention, schedule_retention
+from bot.discord_ui.builder import ScheduledPost
 from bot.discord_ui.posting import ChannelPoster
 from bot.once_per_bot import BotLease, run_once_per_bot
-from bot.weather import DailyWeatherReport, schedule_daily_weather
-from bot.weather.daily import DAILY_WEATHER_JOB_ID
-
-if TYPE_CHECKING:
-    from bot.app import Core
+from bot.settings import Settings
 
 # How often overdue approvals are expired; the sweep is what ends an unanswered card.
 APPROVAL_SWEEP_SECONDS = 10
 APPROVAL_SWEEP_JOB_ID = "approvals.sweep"
 
 
-def schedule_jobs(core: Core, bot: OtomoBot, *, holder: str) -> None:
-    """Approval sweeps, retention, the daily weather post and the tips, posting through the
-    bot; each runs in one process of the bot only (the holder of the jobs lease)."""
-    settings = core.settings
-    features = core.features
-    poster = ChannelPoster(bot)
-
-    async def sweep_approvals() -> None:
-        await bot.approval_clicks.expire_overdue_cards()
-
-    schedule_retention(core.scheduler, core.retention, settings)
-    core.scheduler.add_job(
+def schedule_jobs(
+    scheduler: BaseScheduler,
+    settings: Settings,
+    sessions: async_sessionmaker[AsyncSession],
+    *,
+    retention: Retention,
+    sweep_approvals: Callable[[], Awaitable[object]],
+    posts: Sequence[ScheduledPost],
+    poster: ChannelPoster,
+    holder: str,
+) -> None:
+    """Approval sweeps, retention and the features' scheduled posts; each runs in one process
+    of the bot only (the holder of the jobs lease)."""
+    schedule_retention(scheduler, retention, settings)
+    scheduler.add_job(
         sweep_approvals,
         "interval",
         seconds=APPROVAL_SWEEP_SECONDS,
@@ -41,25 +41,11 @@ def schedule_jobs(core: Core, bot: OtomoBot, *, holder: str) -> None:
         max_instances=1,
         replace_existing=True,
     )
-    weather_channel = settings.weather_notify_channel_id
-
-    async def post_weather(report: DailyWeatherReport) -> None:
-        # Scheduled only when the channel is set (schedule_daily_weather checks).
-        assert weather_channel is not None
-        await poster.post_weather(weather_channel, report)
-
-    # Called even when unconfigured: it warns about a channel without a time, or the reverse.
-    schedule_daily_weather(core.scheduler, post_weather, settings, core.clock, features.weather)
-    if settings.tips_channel_id is not None:
-        tips_channel = settings.tips_channel_id
-
-        async def post_tip(tip: Tip) -> None:
-            await poster.post_tip(tips_channel, tip)
-
-        schedule_tips(core.scheduler, features.tips, post_tip, settings)
+    for post in posts:
+        post.schedule(scheduler, poster)
     run_once_per_bot(
-        core.scheduler,
-        BotLease(core.database.sessions, holder),
-        due_at_set_times=[DAILY_WEATHER_JOB_ID, TIPS_JOB_ID, RETENTION_JOB_ID],
+        scheduler,
+        BotLease(sessions, holder),
+        due_at_set_times=[*(post.job_id for post in posts), RETENTION_JOB_ID],
         periodic=[APPROVAL_SWEEP_JOB_ID],
     )

@@ -45,5 +45,5 @@ def terminal_delivery(core: Core, announce: Callable[[str], None]) -> DeliveryEn
         scope=CONSOLE_REMINDERS,
         job_id="reminders.console",
     )
-    core.features.reminder_changes.listener = engine.notify_changed
+    core.deps.due_times.listen(engine.notify_changed)
     return engine

@@ -43,7 +43,7 @@ class Agent:
         approvals: ApprovalService,
         store: ConversationStore,
         handlers: Mapping[str, Handler],
-        services: Mapping[type[Any], Any] | None = None,
+        deps: object = None,
     ) -> None:
         self.settings = settings
         self.clock = clock
@@ -53,7 +53,8 @@ class Agent:
         self.approvals = approvals
         self.store = store
         self.handlers = dict(handlers)
-        self.services = dict(services or {})
+        # Passed to every tool call as ctx.deps (the services the tools use).
+        self.deps = deps
         self.calls = ToolCalls(
             registry=registry, approvals=approvals, store=store, make_context=self._tool_context
         )
@@ -249,7 +250,7 @@ class Agent:
 
     # -- helpers -------------------------------------------------------------------------
 
-    def _tool_context(self, request: RunRequest) -> ToolContext:
+    def _tool_context(self, request: RunRequest) -> ToolContext[object]:
         return ToolContext(
             user_id=request.user_id,
             user_name=request.user_name,
@@ -262,7 +263,7 @@ class Agent:
             origin_message_id=request.origin_message_id,
             conversation_key=request.conversation_key,
             is_admin=request.is_admin,
-            services=self.services,
+            deps=self.deps,
         )
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:

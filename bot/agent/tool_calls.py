@@ -59,7 +59,7 @@ class ToolCalls:
         registry: ToolRegistry,
         approvals: ApprovalService,
         store: ConversationStore,
-        make_context: Callable[[RunRequest], ToolContext],
+        make_context: Callable[[RunRequest], ToolContext[object]],
     ) -> None:
         self.registry = registry
         self.approvals = approvals

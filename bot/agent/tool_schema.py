@@ -44,7 +44,9 @@ def model_from_signature(
     _, param_docs = docstring_parts(func)
     fields: dict[str, Any] = {}
     parameters = list(inspect.signature(func).parameters.values())
-    if not parameters or hints.get(parameters[0].name) is not context_type:
+    first = hints.get(parameters[0].name) if parameters else None
+    # `ctx: ToolContext` or `ctx: ToolContext[SomeDeps]`.
+    if (typing.get_origin(first) or first) is not context_type:
         raise TypeError(f"tool {name!r}: the first parameter must be `ctx: ToolContext`")
     for param in parameters[1:]:
         annotation = hints.get(param.name, Any)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
@@ -29,7 +29,8 @@ __all__ = [
     "tool",
 ]
 
-S = TypeVar("S")
+# What a tool takes its services from: one typed object the composition root builds.
+D = TypeVar("D")
 
 TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 DEFAULT_TIMEOUT_SECONDS = 30.0
@@ -37,8 +38,12 @@ MAX_TIMEOUT_SECONDS = 300.0
 
 
 @dataclass
-class ToolContext:
-    """Everything a tool may use about the current request; tools never read globals."""
+class ToolContext(Generic[D]):
+    """Everything a tool may use about the current request; tools never read globals.
+
+    `deps` is the bot's one dependencies object; a tool declares the part it needs as a
+    Protocol (`ctx: ToolContext[WeatherDeps]`) and reads its services from it.
+    """
 
     user_id: int
     user_name: str
@@ -48,23 +53,16 @@ class ToolContext:
     sessions: async_sessionmaker[AsyncSession]
     settings: Settings
     timezone: ZoneInfo
+    # Long-lived services (an index, the reminder service…), built by the composition root.
+    deps: D
     origin_message_id: int | None = None
     conversation_key: str = ""
     is_admin: bool = False
-    # Long-lived services (an index, an engine…) by type, injected by the composition root.
-    services: Mapping[type[Any], Any] = field(default_factory=dict)
     # Partial output a long tool reports as it goes; kept if the run is interrupted.
     partial: list[Any] = field(default_factory=list)
     # The model's call id and its arguments as sent (tools in other processes receive both).
     call_id: str = ""
     raw_arguments: str = ""
-
-    def service(self, kind: type[S]) -> S:
-        """The injected service of this type; a ToolError when the bot runs without it."""
-        found = self.services.get(kind)
-        if found is None:
-            raise ToolError(f"{kind.__name__} is not available in this bot right now")
-        return found  # type: ignore[no-any-return]
 
     def now(self) -> datetime:
         """The current instant in UTC, from the injected clock."""

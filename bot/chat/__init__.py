@@ -7,19 +7,19 @@ from bot.chat.tips import (
     in_quiet_hours,
     schedule_tips,
 )
-from bot.chat.tools import CHAT_TOOLS, chat_tools
+from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.word_pool import Topic, WordPool, load_topics
 from bot.chat.words import extract_words, mention_topic
 
 __all__ = [
     "CHAT_TOOLS",
     "DEFAULT_PERSONA",
+    "ChatDeps",
     "Tip",
     "Tips",
     "Topic",
     "WordPool",
     "chat_instructions",
-    "chat_tools",
     "extract_words",
     "in_quiet_hours",
     "load_topics",

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
 from bot.agent.tools import Tool, ToolContext, tool
-from bot.chat.word_pool import Topic, WordPool, load_topics
+from bot.chat.tips import Tips
+from bot.chat.word_pool import Topic, WordPool
+
+
+class ChatDeps(Protocol):
+    """What the chat feature needs of the bot's dependencies."""
+
+    @property
+    def word_pool(self) -> WordPool:
+        """The live word pool (it also sees words not saved yet)."""
+        ...
+
+    @property
+    def tips(self) -> Tips:
+        """The どうでもいいTips, for the chat prompt's topic."""
+        ...
 
 
 def _as_output(topics: list[Topic]) -> dict[str, Any]:
@@ -17,24 +32,14 @@ def _as_output(topics: list[Topic]) -> dict[str, Any]:
     }
 
 
-def chat_tools(pool: WordPool | None = None) -> list[Tool]:
-    """The chat tools; bound to the live WordPool they also see words not yet saved."""
-
-    @tool(requires_approval=False)
-    async def recent_topics(
-        ctx: ToolContext,
-        limit: Annotated[
-            int, Field(ge=1, le=30, description="how many topics to return (1-30)")
-        ] = 10,
-    ) -> dict[str, Any]:
-        """Words people have been talking about recently in this server, strongest first.
-        Use it to pick a topic for small talk or a どうでもいいTips."""
-        if pool is not None:
-            return _as_output(await pool.recent_topics(limit))
-        return _as_output(await load_topics(ctx.sessions, ctx.now(), limit))
-
-    return [recent_topics]
+@tool(requires_approval=False)
+async def recent_topics(
+    ctx: ToolContext[ChatDeps],
+    limit: Annotated[int, Field(ge=1, le=30, description="how many topics to return (1-30)")] = 10,
+) -> dict[str, Any]:
+    """Words people have been talking about recently in this server, strongest first.
+    Use it to pick a topic for small talk or a どうでもいいTips."""
+    return _as_output(await ctx.deps.word_pool.recent_topics(limit))
 
 
-# Unbound: reads the saved pool only. The app should register chat_tools(pool).
-CHAT_TOOLS: list[Tool] = chat_tools()
+CHAT_TOOLS: list[Tool] = [recent_topics]

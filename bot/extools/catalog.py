@@ -171,7 +171,7 @@ class ExternalTools:
     def _tool_for(self, row: ExternalToolRow) -> Tool:
         name, url, timeout = row.name, row.callback_url, row.timeout_seconds
 
-        async def call(ctx: ToolContext, /, **arguments: Any) -> Any:
+        async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
             try:
                 return await self._client.call(
                     url, name, arguments, ctx.call_id, ctx.raw_arguments, timeout

@@ -239,7 +239,7 @@ class MCPServers:
         server = connection.config.name
         timeout = self._timeout
 
-        async def call(ctx: ToolContext, /, **arguments: Any) -> Any:
+        async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
             client = connection.client
             if client is None:
                 raise ToolError(

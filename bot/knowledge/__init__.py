@@ -5,7 +5,7 @@ from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile, may_edit
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import KnowledgeHit, RefreshReport
-from bot.knowledge.tools import KNOWLEDGE_TOOLS, knowledge_index, search_knowledge
+from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps, knowledge_index, search_knowledge
 
 # The web_search tool itself stays in its module: exporting it here would hide the module.
 from bot.knowledge.web_search import web_tools
@@ -15,6 +15,7 @@ __all__ = [
     "ChangeAction",
     "ChangeEntry",
     "Editor",
+    "KnowledgeDeps",
     "KnowledgeEditError",
     "KnowledgeEditor",
     "KnowledgeFile",

@@ -22,15 +22,31 @@ class NoteSearch(Protocol):
         ...
 
 
-async def knowledge_index(ctx: ToolContext) -> KnowledgeIndex:
-    """The bot's index, injected by the composition root; started on first use if nothing did."""
-    index = ctx.service(KnowledgeIndex)
+class KnowledgeDeps(Protocol):
+    """What the knowledge tools need of the bot's dependencies."""
+
+    @property
+    def knowledge(self) -> KnowledgeIndex:
+        """The bot's knowledge-base index."""
+        ...
+
+    @property
+    def notebook(self) -> NoteSearch | None:
+        """The server notebook searched beside the files, when the bot keeps one."""
+        ...
+
+
+async def knowledge_index(ctx: ToolContext[KnowledgeDeps]) -> KnowledgeIndex:
+    """The bot's index from the dependencies; started on first use if nothing did."""
+    index = ctx.deps.knowledge
     await index.ensure_started()
     return index
 
 
 @tool(requires_approval=False, source="knowledge")
-async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict[str, Any]:
+async def search_knowledge(
+    ctx: ToolContext[KnowledgeDeps], query: str, limit: int = 5
+) -> dict[str, Any]:
     """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
     searches) and return the best matching sections with the file path to cite as `出典: <path>`,
     and, beside them, the matching notes members wrote in the server's notebook.
@@ -83,9 +99,11 @@ async def search_knowledge(ctx: ToolContext, query: str, limit: int = 5) -> dict
     return result
 
 
-async def _matching_notes(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
+async def _matching_notes(
+    ctx: ToolContext[KnowledgeDeps], query: str, limit: int
+) -> list[dict[str, Any]]:
     """The server's notes that match, when the bot keeps a notebook and this is a server."""
-    notes: NoteSearch | None = ctx.services.get(NoteSearch)
+    notes = ctx.deps.notebook
     if notes is None or ctx.guild_id is None:
         return []
     return await notes.cited_matches(ctx.guild_id, query, limit, ctx.timezone)

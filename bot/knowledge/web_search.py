@@ -20,7 +20,7 @@ from tavily.errors import TimeoutError as TavilyTimeoutError
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
-from bot.knowledge.tools import knowledge_index
+from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
 
@@ -108,7 +108,9 @@ def _results(response: dict[str, Any]) -> list[WebResult]:
     return results
 
 
-async def _save(ctx: ToolContext, query: str, answer: str | None, results: list[WebResult]) -> str:
+async def _save(
+    ctx: ToolContext[KnowledgeDeps], query: str, answer: str | None, results: list[WebResult]
+) -> str:
     """Write the search into knowledge_base/web_search/, log it, index it; return the source."""
     index = await knowledge_index(ctx)
     day = ctx.now().astimezone(ctx.settings.timezone).date()
@@ -137,7 +139,7 @@ def _snippet(content: str) -> str:
 
 
 @tool(requires_approval=True, timeout=60, source="web")
-async def web_search(ctx: ToolContext, query: str) -> dict[str, Any]:
+async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
     """Search the web (costs credits; needs the user's approval) for current or outside
     information the knowledge base does not have. Returns numbered sources and a short answer;
     the results are also saved to the knowledge base.

@@ -2,7 +2,7 @@
 
 from bot.notes.instructions import NOTES_INSTRUCTIONS
 from bot.notes.notebook import MAX_NOTES_PER_SERVER, NOTE_MAX_CHARS, Notebook
-from bot.notes.tools import NOTE_TOOLS
+from bot.notes.tools import NOTE_TOOLS, NotesDeps
 from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 
 __all__ = [
@@ -16,4 +16,5 @@ __all__ = [
     "NotePage",
     "NoteView",
     "Notebook",
+    "NotesDeps",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
@@ -15,19 +15,28 @@ NO_SERVER = (
 CITE = "Cite a note you use as `出典: メモ #<id>「<title>」`."
 
 
-def _guild(ctx: ToolContext) -> int:
+class NotesDeps(Protocol):
+    """What the note tools need of the bot's dependencies."""
+
+    @property
+    def notebook(self) -> Notebook:
+        """The server notebook."""
+        ...
+
+
+def _guild(ctx: ToolContext[NotesDeps]) -> int:
     if ctx.guild_id is None:
         raise ToolError(NO_SERVER)
     return ctx.guild_id
 
 
-def _author(ctx: ToolContext) -> NoteAuthor:
+def _author(ctx: ToolContext[NotesDeps]) -> NoteAuthor:
     return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
 
 
 @tool(source="notes")
 async def write_note(
-    ctx: ToolContext, text: str, title: str | None = None, note_id: int | None = None
+    ctx: ToolContext[NotesDeps], text: str, title: str | None = None, note_id: int | None = None
 ) -> dict[str, Any]:
     """Write a note in this server's shared notebook, which every member can read (use it
     when someone asks to note something down: 「これメモしといて」, "note this down").
@@ -39,7 +48,7 @@ async def write_note(
         note_id: to replace the text of an existing note instead (its author or an admin only).
     """
     guild = _guild(ctx)
-    notebook = ctx.service(Notebook)
+    notebook = ctx.deps.notebook
     try:
         if note_id is None:
             note = await notebook.write(guild, ctx.channel_id, _author(ctx), text, title)
@@ -55,21 +64,23 @@ async def write_note(
 
 
 @tool(requires_approval=False, source="notes")
-async def read_note(ctx: ToolContext, note_id: int) -> dict[str, Any]:
+async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]:
     """Read one note of this server's notebook in full.
 
     Args:
         note_id: the note's number, from list_notes or search_knowledge (e.g. 12 for #12).
     """
     try:
-        note = await ctx.service(Notebook).get(_guild(ctx), note_id)
+        note = await ctx.deps.notebook.get(_guild(ctx), note_id)
     except NoteError as exc:
         raise ToolError(str(exc)) from None
     return {**note.to_output(ctx.timezone), "note": CITE}
 
 
 @tool(requires_approval=False, source="notes")
-async def list_notes(ctx: ToolContext, search: str | None = None, page: int = 1) -> dict[str, Any]:
+async def list_notes(
+    ctx: ToolContext[NotesDeps], search: str | None = None, page: int = 1
+) -> dict[str, Any]:
     """List this server's notes, newest first, or find the notes about something
     (「メモ見せて」, "what did we note about the trip?").
 
@@ -78,7 +89,7 @@ async def list_notes(ctx: ToolContext, search: str | None = None, page: int = 1)
         page: which page of 10 notes when listing without search words.
     """
     guild = _guild(ctx)
-    notebook = ctx.service(Notebook)
+    notebook = ctx.deps.notebook
     if search and search.strip():
         hits = await notebook.search(guild, search.strip(), LIST_PAGE_SIZE)
         return {

@@ -2,114 +2,128 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.reminders.errors import ReminderError
 from bot.reminders.repeat import RepeatRule
-from bot.reminders.service import ChangeListener, ReminderService
+from bot.reminders.service import ReminderService
 from bot.reminders.times import UnreadableTime, local_iso, parse_local_time
 
 
-def reminder_tools(on_change: ChangeListener | None = None) -> list[Tool]:
-    """The reminder tools; on_change (the delivery engine's notify_changed) wakes it earlier."""
+class ReminderDeps(Protocol):
+    """What the reminder tools need of the bot's dependencies."""
 
-    def service(ctx: ToolContext) -> ReminderService:
-        return ReminderService(ctx.sessions, ctx.clock, ctx.settings, on_change=on_change)
-
-    @tool()
-    async def create_reminder(
-        ctx: ToolContext, when: str, what: str, repeat: RepeatRule | None = None
-    ) -> dict[str, Any]:
-        """Set a reminder for the user; it is posted in this channel, mentioning them.
-
-        Args:
-            when: local date and time in ISO 8601 in the user's time zone, e.g.
-                2026-12-01T09:00 (work it out from the current local time you were given;
-                no offset needed). For a repeat, the first time.
-            what: what to remind them of, in the user's own words, e.g. 歯医者の予約.
-            repeat: how it repeats; leave it out for a one-time reminder.
-        """
-        try:
-            view = await service(ctx).create(
-                user_id=ctx.user_id,
-                user_display_name=ctx.user_name,
-                guild_id=ctx.guild_id,
-                channel_id=ctx.channel_id,
-                when=when,
-                content=what,
-                tz=ctx.timezone,
-                repeat=repeat,
-                origin_message_id=ctx.origin_message_id,
-            )
-        except ReminderError as exc:
-            raise ToolError(str(exc)) from None
-        return {"created": True, **view.to_output(ctx.now())}
-
-    @tool(requires_approval=False)
-    async def list_reminders(ctx: ToolContext) -> dict[str, Any]:
-        """List the user's pending reminders, soonest first, with their ids."""
-        views = await service(ctx).list_pending(ctx.user_id, ctx.timezone)
-        return {
-            "timezone": ctx.timezone.key,
-            "now": local_iso(ctx.now(), ctx.timezone),
-            "reminders": [view.to_output(ctx.now()) for view in views],
-        }
-
-    @tool()
-    async def cancel_reminder(ctx: ToolContext, reminder_id: int) -> dict[str, Any]:
-        """Cancel one of the user's pending reminders (a repeating one stops for good).
-
-        Args:
-            reminder_id: the reminder's id from list_reminders.
-        """
-        try:
-            view = await service(ctx).cancel(reminder_id, ctx.user_id, ctx.timezone)
-        except ReminderError as exc:
-            raise ToolError(str(exc)) from None
-        return {"cancelled": True, **view.to_output(ctx.now())}
-
-    @tool()
-    async def edit_reminder(
-        ctx: ToolContext, reminder_id: int, when: str | None = None, what: str | None = None
-    ) -> dict[str, Any]:
-        """Change the time and/or text of one of the user's pending reminders.
-
-        Args:
-            reminder_id: the reminder's id from list_reminders.
-            when: the new local date and time in ISO 8601, e.g. 2026-12-01T10:30; leave it
-                out to keep the time. For a repeat, later occurrences keep this time of day.
-            what: the new text; leave it out to keep the text.
-        """
-        try:
-            view = await service(ctx).edit(
-                reminder_id, ctx.user_id, ctx.timezone, when=when, content=what
-            )
-        except ReminderError as exc:
-            raise ToolError(str(exc)) from None
-        return {"edited": True, **view.to_output(ctx.now())}
-
-    @tool()
-    async def snooze_reminder(ctx: ToolContext, reminder_id: int, until: str) -> dict[str, Any]:
-        """Remind the user again later about a reminder that was already posted.
-
-        Args:
-            reminder_id: the reminder's id (shown on the posted reminder or by list_reminders).
-            until: local date and time in ISO 8601 to remind again, e.g. 2026-12-01T09:10.
-        """
-        try:
-            instant = parse_local_time(until, ctx.timezone)
-        except UnreadableTime as exc:
-            raise ToolError(f"{exc}: work out the exact local date and time") from None
-        try:
-            view = await service(ctx).snooze(reminder_id, ctx.user_id, instant, ctx.timezone)
-        except ReminderError as exc:
-            raise ToolError(str(exc)) from None
-        return {"snoozed": True, **view.to_output(ctx.now())}
-
-    return [create_reminder, list_reminders, cancel_reminder, edit_reminder, snooze_reminder]
+    @property
+    def reminders(self) -> ReminderService:
+        """The reminder service (it wakes the delivery engine when a due time moves)."""
+        ...
 
 
-# Without a delivery engine to wake (console, tests). The bot registers
-# reminder_tools(engine.notify_changed) instead, under the same names.
-REMINDER_TOOLS: list[Tool] = reminder_tools()
+@tool()
+async def create_reminder(
+    ctx: ToolContext[ReminderDeps], when: str, what: str, repeat: RepeatRule | None = None
+) -> dict[str, Any]:
+    """Set a reminder for the user; it is posted in this channel, mentioning them.
+
+    Args:
+        when: local date and time in ISO 8601 in the user's time zone, e.g.
+            2026-12-01T09:00 (work it out from the current local time you were given;
+            no offset needed). For a repeat, the first time.
+        what: what to remind them of, in the user's own words, e.g. 歯医者の予約.
+        repeat: how it repeats; leave it out for a one-time reminder.
+    """
+    try:
+        view = await ctx.deps.reminders.create(
+            user_id=ctx.user_id,
+            user_display_name=ctx.user_name,
+            guild_id=ctx.guild_id,
+            channel_id=ctx.channel_id,
+            when=when,
+            content=what,
+            tz=ctx.timezone,
+            repeat=repeat,
+            origin_message_id=ctx.origin_message_id,
+        )
+    except ReminderError as exc:
+        raise ToolError(str(exc)) from None
+    return {"created": True, **view.to_output(ctx.now())}
+
+
+@tool(requires_approval=False)
+async def list_reminders(ctx: ToolContext[ReminderDeps]) -> dict[str, Any]:
+    """List the user's pending reminders, soonest first, with their ids."""
+    views = await ctx.deps.reminders.list_pending(ctx.user_id, ctx.timezone)
+    return {
+        "timezone": ctx.timezone.key,
+        "now": local_iso(ctx.now(), ctx.timezone),
+        "reminders": [view.to_output(ctx.now()) for view in views],
+    }
+
+
+@tool()
+async def cancel_reminder(ctx: ToolContext[ReminderDeps], reminder_id: int) -> dict[str, Any]:
+    """Cancel one of the user's pending reminders (a repeating one stops for good).
+
+    Args:
+        reminder_id: the reminder's id from list_reminders.
+    """
+    try:
+        view = await ctx.deps.reminders.cancel(reminder_id, ctx.user_id, ctx.timezone)
+    except ReminderError as exc:
+        raise ToolError(str(exc)) from None
+    return {"cancelled": True, **view.to_output(ctx.now())}
+
+
+@tool()
+async def edit_reminder(
+    ctx: ToolContext[ReminderDeps],
+    reminder_id: int,
+    when: str | None = None,
+    what: str | None = None,
+) -> dict[str, Any]:
+    """Change the time and/or text of one of the user's pending reminders.
+
+    Args:
+        reminder_id: the reminder's id from list_reminders.
+        when: the new local date and time in ISO 8601, e.g. 2026-12-01T10:30; leave it
+            out to keep the time. For a repeat, later occurrences keep this time of day.
+        what: the new text; leave it out to keep the text.
+    """
+    try:
+        view = await ctx.deps.reminders.edit(
+            reminder_id, ctx.user_id, ctx.timezone, when=when, content=what
+        )
+    except ReminderError as exc:
+        raise ToolError(str(exc)) from None
+    return {"edited": True, **view.to_output(ctx.now())}
+
+
+@tool()
+async def snooze_reminder(
+    ctx: ToolContext[ReminderDeps], reminder_id: int, until: str
+) -> dict[str, Any]:
+    """Remind the user again later about a reminder that was already posted.
+
+    Args:
+        reminder_id: the reminder's id (shown on the posted reminder or by list_reminders).
+        until: local date and time in ISO 8601 to remind again, e.g. 2026-12-01T09:10.
+    """
+    try:
+        instant = parse_local_time(until, ctx.timezone)
+    except UnreadableTime as exc:
+        raise ToolError(f"{exc}: work out the exact local date and time") from None
+    try:
+        view = await ctx.deps.reminders.snooze(reminder_id, ctx.user_id, instant, ctx.timezone)
+    except ReminderError as exc:
+        raise ToolError(str(exc)) from None
+    return {"snoozed": True, **view.to_output(ctx.now())}
+
+
+REMINDER_TOOLS: list[Tool] = [
+    create_reminder,
+    list_reminders,
+    cancel_reminder,
+    edit_reminder,
+    snooze_reminder,
+]

@@ -16,7 +16,7 @@ from bot.weather.forecast import Forecast
 from bot.weather.places import Place
 from bot.weather.prompt import weather_instructions
 from bot.weather.service import WeatherService
-from bot.weather.tools import WEATHER_TOOLS, weather_tools
+from bot.weather.tools import WEATHER_TOOLS, WeatherDeps
 
 __all__ = [
     "WEATHER_TOOLS",
@@ -26,11 +26,11 @@ __all__ = [
     "InvalidDayError",
     "Place",
     "UnknownPlaceError",
+    "WeatherDeps",
     "WeatherError",
     "WeatherService",
     "WeatherUnavailableError",
     "build_daily_report",
     "schedule_daily_weather",
     "weather_instructions",
-    "weather_tools",
 ]

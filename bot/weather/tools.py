@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.weather.errors import InvalidDayError, UnknownPlaceError, WeatherUnavailableError
@@ -62,26 +62,28 @@ async def _answer(service: WeatherService, place: str | None, day: str) -> dict[
     return forecast_summary(forecast, service.today_at(forecast.place))
 
 
-def weather_tools(service: WeatherService | None = None) -> list[Tool]:
-    """The weather tools bound to a shared cached service (else each call opens its own)."""
+class WeatherDeps(Protocol):
+    """What the weather tool needs of the bot's dependencies."""
 
-    @tool(requires_approval=False)
-    async def get_forecast(ctx: ToolContext, day: str, place: str | None = None) -> dict[str, Any]:
-        """Weather forecast for one day at one place: conditions, high/low °C, rain chance for
-        morning/afternoon/evening, humidity, wind, laundry index with advice, and umbrella advice.
-
-        Args:
-            day: today, tomorrow, day after tomorrow, or a date YYYY-MM-DD within the next 7 days.
-            place: city or prefecture as the user wrote it (e.g. 東京, 大阪府, Sapporo); leave
-                it out when the user names no place, to use the server's default place.
-        """
-        if service is not None:
-            return await _answer(service, place, day)
-        async with WeatherService(ctx.settings, ctx.clock) as own:
-            return await _answer(own, place, day)
-
-    return [get_forecast]
+    @property
+    def weather(self) -> WeatherService:
+        """The shared weather service (its cache serves every call)."""
+        ...
 
 
-# Unbound: no cache shared between calls. The app should register weather_tools(service).
-WEATHER_TOOLS: list[Tool] = weather_tools()
+@tool(requires_approval=False)
+async def get_forecast(
+    ctx: ToolContext[WeatherDeps], day: str, place: str | None = None
+) -> dict[str, Any]:
+    """Weather forecast for one day at one place: conditions, high/low °C, rain chance for
+    morning/afternoon/evening, humidity, wind, laundry index with advice, and umbrella advice.
+
+    Args:
+        day: today, tomorrow, day after tomorrow, or a date YYYY-MM-DD within the next 7 days.
+        place: city or prefecture as the user wrote it (e.g. 東京, 大阪府, Sapporo); leave
+            it out when the user names no place, to use the server's default place.
+    """
+    return await _answer(ctx.deps.weather, place, day)
+
+
+WEATHER_TOOLS: list[Tool] = [get_forecast]

@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from bot.agent.tools import ToolContext, execute, parse_arguments
-from bot.chat.tools import CHAT_TOOLS, chat_tools
+from bot.chat.tools import CHAT_TOOLS
 from bot.chat.word_pool import WordPool
 from bot.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
 
 
+@dataclass(frozen=True)
+class PoolOnly:
+    """The part of the bot's dependencies recent_topics uses."""
+
+    word_pool: WordPool
+
+
 @pytest.fixture
-async def ctx(db: Database, clock: ManualClock, settings: Settings) -> AsyncIterator[ToolContext]:
+def pool(db: Database, clock: ManualClock, settings: Settings) -> WordPool:
+    return WordPool(db.sessions, clock, settings)
+
+
+@pytest.fixture
+async def ctx(
+    db: Database, clock: ManualClock, settings: Settings, pool: WordPool
+) -> AsyncIterator[ToolContext[PoolOnly]]:
     yield ToolContext(
         user_id=10,
         user_name="hanako",
@@ -26,6 +41,7 @@ async def ctx(db: Database, clock: ManualClock, settings: Settings) -> AsyncIter
         sessions=db.sessions,
         settings=settings,
         timezone=ZoneInfo("Asia/Tokyo"),
+        deps=PoolOnly(pool),
     )
 
 
@@ -35,13 +51,12 @@ def test_recent_topics_is_read_only() -> None:
     assert tool.requires_approval is False
 
 
-async def test_the_bound_tool_sees_words_not_yet_saved(
-    db: Database, clock: ManualClock, settings: Settings, ctx: ToolContext
+async def test_the_tool_sees_words_of_the_live_pool_not_yet_saved(
+    pool: WordPool, ctx: ToolContext[PoolOnly]
 ) -> None:
-    pool = WordPool(db.sessions, clock, settings)
     pool.observe("サウナとサウナ飯", 1)
     pool.observe("サウナ", 1)
-    (tool,) = chat_tools(pool)
+    (tool,) = CHAT_TOOLS
     outcome = await execute(tool, ctx, {"limit": 2})
     assert outcome.is_error is False
     assert outcome.output["topics"] == [
@@ -50,10 +65,9 @@ async def test_the_bound_tool_sees_words_not_yet_saved(
     ]
 
 
-async def test_the_unbound_tool_reads_the_saved_pool(
-    db: Database, clock: ManualClock, settings: Settings, ctx: ToolContext
+async def test_the_tool_reads_words_already_saved(
+    pool: WordPool, ctx: ToolContext[PoolOnly]
 ) -> None:
-    pool = WordPool(db.sessions, clock, settings)
     pool.observe("キャンプ", 1)
     await pool.flush()
     outcome = await execute(CHAT_TOOLS[0], ctx, {})

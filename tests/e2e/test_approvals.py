@@ -49,7 +49,7 @@ def _button(card: Json, action: str) -> str:
 
 async def _reminders(otomo: RunningBot, user_id: int = HANA_ID) -> list[str]:
     tz = otomo.app.core.settings.timezone
-    return [v.content for v in await otomo.app.core.features.reminders.list_pending(user_id, tz)]
+    return [v.content for v in await otomo.app.core.deps.reminders.list_pending(user_id, tz)]
 
 
 async def test_approve_runs_the_tool_and_the_card_shows_each_state(

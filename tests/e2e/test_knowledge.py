@@ -64,7 +64,7 @@ async def _otomo(
     # Synced commands: the fake then checks their definitions and types options (attachments).
     settings.setdefault("DEV_GUILD_ID", GUILD_ID)
     async with running_bot(tmp_path, fake=fake, llm=llm, **settings) as otomo:
-        await asyncio.wait_for(otomo.app.core.features.knowledge.wait_ready(), 10)
+        await asyncio.wait_for(otomo.app.core.deps.knowledge.wait_ready(), 10)
         yield otomo
 
 
@@ -150,7 +150,7 @@ async def test_a_file_edited_on_disk_is_in_the_next_questions_prompt_without_a_r
 
         rules = tmp_path / "knowledge_base" / "rules.md"
         rules.write_text(RULES.replace("一度目は警告", "一度目から即退場"), "utf-8")
-        knowledge = otomo.app.core.features.knowledge
+        knowledge = otomo.app.core.deps.knowledge
         await _until(lambda: any("即退場" in h.text for h in knowledge.search("違反", 3)))
         await otomo.ask("サーバーのルールは？")
 
@@ -287,7 +287,7 @@ async def test_a_file_too_long_for_the_form_is_replaced_by_an_uploaded_attachmen
         uploaded = await _answer(
             fake, "kb edit", {"path": "guide.md", "file": ("guide.md", replacement.encode())}
         )
-        found = otomo.app.core.features.knowledge.search("ブースト特典", 1)
+        found = otomo.app.core.deps.knowledge.search("ブースト特典", 1)
 
     assert response["type"] == 4 and _is_ephemeral(advice)
     assert "`/kb edit path:guide.md file:<attachment>`" in advice["content"]
@@ -328,7 +328,7 @@ async def test_show_lists_new_and_delete_with_confirmation(
     assert done["content"].startswith("🗑️ `knowledge_base/rules.md` を削除しました")
     assert done["components"] == []
     assert not (root / "rules.md").exists()
-    assert "rules.md" not in otomo.app.core.features.knowledge.paths()
+    assert "rules.md" not in otomo.app.core.deps.knowledge.paths()
     assert "🗑️ 削除 / deleted `knowledge_base/rules.md`" in history["content"]
 
 
@@ -337,14 +337,14 @@ async def test_reload_reports_files_changed_outside_discord(
 ) -> None:
     async with _otomo(tmp_path, fake, llm) as otomo:
         # Without the 2-second hot reload, only /kb reload can notice the new file.
-        await otomo.app.core.features.knowledge.stop()
+        await otomo.app.core.deps.knowledge.stop()
         (otomo.settings.knowledge_base_dir / "events.md").write_text(
             "# イベント\n\n毎週土曜はゲーム大会です。\n", "utf-8"
         )
         record, response = await _slash(fake, "kb reload")
         report = await record.wait_followup()
         again = await _answer(fake, "kb reload")
-        found = otomo.app.core.features.knowledge.search("ゲーム大会", 1)
+        found = otomo.app.core.deps.knowledge.search("ゲーム大会", 1)
 
     assert response["type"] == DEFERRED  # acknowledged first: tokenising may take a while
     assert response["data"]["flags"] & EPHEMERAL

@@ -160,5 +160,5 @@ async def test_forgetting_cancels_a_card_still_waiting_so_nothing_runs(
         await clicked.wait_response()
         await fake.wait_until(lambda: "cancelled" in card_state(fake.message(int(card["id"]))))
 
-        assert (await otomo.app.core.features.notebook.page(GUILD_ID)).total == 0
+        assert (await otomo.app.core.deps.notebook.page(GUILD_ID)).total == 0
         assert llm.request_count == 1

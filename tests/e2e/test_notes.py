@@ -24,7 +24,7 @@ NOTE = {"text": "旅行の集合は東京駅の丸の内北口に8時", "title":
 
 
 async def _write(otomo: RunningBot, author: int, body: str, title: str) -> int:
-    notebook = otomo.app.core.features.notebook
+    notebook = otomo.app.core.deps.notebook
     note = await notebook.write(
         GUILD_ID, GENERAL_CHANNEL_ID, NoteAuthor(author, "taro"), body, title
     )
@@ -48,7 +48,7 @@ async def test_a_member_asks_to_note_something_and_it_is_saved_after_approval(
 
         offered = llm.requests[0].tool_names
         assert {"write_note", "read_note", "list_notes", "search_knowledge"} <= set(offered)
-        listing = await otomo.app.core.features.notebook.page(GUILD_ID)
+        listing = await otomo.app.core.deps.notebook.page(GUILD_ID)
         assert [(n.title, n.author_id) for n in listing.notes] == [("旅行の集合", HANA_ID)]
 
 
@@ -109,7 +109,7 @@ async def test_only_the_author_or_a_moderator_deletes_a_note_after_confirming(
         assert "taro" in refused["data"]["content"] and not refused["data"].get("components")
         assert question["data"]["flags"] & 64 and "削除しますか" in question["data"]["content"]
         assert "削除しました" in answer["data"]["content"]
-        assert (await otomo.app.core.features.notebook.page(GUILD_ID)).total == 0
+        assert (await otomo.app.core.deps.notebook.page(GUILD_ID)).total == 0
 
 
 async def test_note_numbers_are_suggested_as_you_type(

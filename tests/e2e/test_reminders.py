@@ -121,7 +121,7 @@ async def remind(
     channel_id: int = GENERAL_CHANNEL_ID,
 ) -> int:
     """Store a reminder the way the create_reminder tool does (already approved)."""
-    view = await otomo.app.core.features.reminders.create(
+    view = await otomo.app.core.deps.reminders.create(
         user_id=user_id,
         user_display_name="someone",
         guild_id=GUILD_ID,

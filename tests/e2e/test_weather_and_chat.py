@@ -79,7 +79,7 @@ def no_pings(message: Json) -> bool:
 
 async def wait_for_topics(otomo: RunningBot, *words: str, timeout: float = 5.0) -> None:  # noqa: ASYNC109
     """Wait until the bot's word pool holds every word (the gateway delivers asynchronously)."""
-    pool = otomo.app.core.features.word_pool
+    pool = otomo.app.core.deps.word_pool
     async with asyncio.timeout(timeout):
         # The pool has no "word added" event to wait on; polling it is cheap.
         while not set(words) <= {t.word for t in await pool.recent_topics(50)}:  # noqa: ASYNC110

@@ -91,6 +91,7 @@ async def rig(
             "sessions": database.sessions,
             "settings": settings,
             "timezone": settings.timezone,
+            "deps": None,
             "call_id": "call_1",
             "raw_arguments": '{"notation": "2d6"}',
         }

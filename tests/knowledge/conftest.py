@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import shutil
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,6 +16,7 @@ from bot.agent.tools import ToolContext
 from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.terms import DocumentAnalysis, analyse_document
+from bot.knowledge.tools import NoteSearch
 from bot.settings import Settings
 from bot.storage.engine import Database
 
@@ -61,12 +63,21 @@ def settings(kb_dir: Path) -> Settings:
     return Settings(knowledge_base_dir=kb_dir, kb_max_file_bytes=2000)
 
 
+@dataclass(frozen=True)
+class KnowledgeOnly:
+    """The part of the bot's dependencies the knowledge tools use: the index, and a notebook
+    when the test gives one."""
+
+    knowledge: KnowledgeIndex
+    notebook: NoteSearch | None = None
+
+
 def make_context(
     settings: Settings,
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
-    index: KnowledgeIndex | None = None,
-) -> ToolContext:
+    index: KnowledgeIndex,
+) -> ToolContext[KnowledgeOnly]:
     """A ToolContext for a member asking in a guild channel, with the index as its service."""
     return ToolContext(
         user_id=111,
@@ -77,7 +88,7 @@ def make_context(
         sessions=sessions,
         settings=settings,
         timezone=ZoneInfo("Asia/Tokyo"),
-        services={KnowledgeIndex: index} if index is not None else {},
+        deps=KnowledgeOnly(index),
     )
 
 

@@ -60,17 +60,6 @@ async def test_an_index_nobody_started_is_loaded_on_first_use_as_in_console_mode
     assert idle.ready
 
 
-async def test_without_the_index_service_the_model_is_told_it_is_unavailable(
-    settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
-) -> None:
-    outcome = await execute(
-        search_knowledge, make_context(settings, sessions, clock), {"query": "ルール"}
-    )
-
-    assert outcome.is_error
-    assert "KnowledgeIndex is not available" in outcome.output
-
-
 async def test_no_match_tells_the_model_not_to_guess(
     index: KnowledgeIndex,
     settings: Settings,

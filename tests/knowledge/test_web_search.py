@@ -19,7 +19,7 @@ from bot.knowledge.web_archive import archive_path, slugify
 from bot.knowledge.web_search import web_search
 from bot.settings import Settings
 from tests.fakes.tavily import API_KEY, FakeResult, FakeTavily
-from tests.knowledge.conftest import NOW, make_context
+from tests.knowledge.conftest import NOW, KnowledgeOnly, make_context
 
 QUERY = "Discord サーバーブースト 特典"
 RESULTS = [
@@ -59,7 +59,7 @@ def ctx(
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
     index: KnowledgeIndex,
-) -> ToolContext:
+) -> ToolContext[KnowledgeOnly]:
     return make_context(web_settings, sessions, clock, index)
 
 
@@ -74,7 +74,7 @@ def test_web_search_needs_approval() -> None:
 
 
 async def test_results_come_back_with_numbered_sources_and_the_answer(
-    ctx: ToolContext, tavily: FakeTavily
+    ctx: ToolContext[KnowledgeOnly], tavily: FakeTavily
 ) -> None:
     outcome = await execute(web_search, ctx, {"query": QUERY})
 
@@ -91,7 +91,7 @@ async def test_results_come_back_with_numbered_sources_and_the_answer(
 
 
 async def test_each_search_is_saved_as_markdown_with_its_sources(
-    ctx: ToolContext, kb_dir: Path, sessions: async_sessionmaker[AsyncSession]
+    ctx: ToolContext[KnowledgeOnly], kb_dir: Path, sessions: async_sessionmaker[AsyncSession]
 ) -> None:
     outcome = await execute(web_search, ctx, {"query": QUERY})
 
@@ -114,7 +114,7 @@ async def test_each_search_is_saved_as_markdown_with_its_sources(
 
 
 async def test_a_later_question_finds_the_saved_search_in_the_knowledge_base(
-    ctx: ToolContext,
+    ctx: ToolContext[KnowledgeOnly],
 ) -> None:
     await execute(web_search, ctx, {"query": QUERY})
 
@@ -136,7 +136,7 @@ async def test_a_later_question_finds_the_saved_search_in_the_knowledge_base(
     ],
 )
 async def test_tavily_errors_become_sentences_for_the_model(
-    ctx: ToolContext, tavily: FakeTavily, kb_dir: Path, status: int, sentence: str
+    ctx: ToolContext[KnowledgeOnly], tavily: FakeTavily, kb_dir: Path, status: int, sentence: str
 ) -> None:
     tavily.fail_status = status
 
@@ -152,18 +152,20 @@ async def test_a_wrong_key_is_reported_as_misconfiguration(
     tavily: FakeTavily,
     sessions: async_sessionmaker[AsyncSession],
     clock: ManualClock,
+    index: KnowledgeIndex,
 ) -> None:
     settings = Settings(
         knowledge_base_dir=kb_dir, tavily_api_key="tvly-wrong", tavily_api_base=tavily.url
     )
 
-    outcome = await execute(web_search, make_context(settings, sessions, clock), {"query": QUERY})
+    ctx = make_context(settings, sessions, clock, index)
+    outcome = await execute(web_search, ctx, {"query": QUERY})
 
     assert outcome.is_error and "TAVILY_API_KEY" in outcome.output
 
 
 async def test_a_hanging_service_times_out_with_a_sentence(
-    ctx: ToolContext, tavily: FakeTavily, monkeypatch: pytest.MonkeyPatch
+    ctx: ToolContext[KnowledgeOnly], tavily: FakeTavily, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(web_search_module, "REQUEST_TIMEOUT_SECONDS", 0.2)
     tavily.hang = True
@@ -174,20 +176,24 @@ async def test_a_hanging_service_times_out_with_a_sentence(
 
 
 async def test_an_unreachable_service_is_a_sentence_not_a_crash(
-    kb_dir: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
+    kb_dir: Path,
+    sessions: async_sessionmaker[AsyncSession],
+    clock: ManualClock,
+    index: KnowledgeIndex,
 ) -> None:
     # A port nobody listens on (the fake was never started).
     settings = Settings(
         knowledge_base_dir=kb_dir, tavily_api_key=API_KEY, tavily_api_base="http://127.0.0.1:9"
     )
 
-    outcome = await execute(web_search, make_context(settings, sessions, clock), {"query": QUERY})
+    ctx = make_context(settings, sessions, clock, index)
+    outcome = await execute(web_search, ctx, {"query": QUERY})
 
     assert outcome.is_error and "could not be reached" in outcome.output
 
 
 async def test_an_empty_result_is_not_saved(
-    ctx: ToolContext, tavily: FakeTavily, kb_dir: Path
+    ctx: ToolContext[KnowledgeOnly], tavily: FakeTavily, kb_dir: Path
 ) -> None:
     tavily.answer_for("xyzzy", [])
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,13 @@ def notebook(database: Database, clock: ManualClock) -> Notebook:
     return Notebook(database.sessions, clock)
 
 
+@dataclass(frozen=True)
+class NotesOnly:
+    """The part of the bot's dependencies the note tools use."""
+
+    notebook: Notebook
+
+
 @pytest.fixture
 def make_ctx(
     database: Database,
@@ -46,7 +54,7 @@ def make_ctx(
             "sessions": database.sessions,
             "settings": make_settings(),
             "timezone": TOKYO,
-            "services": {Notebook: notebook},
+            "deps": NotesOnly(notebook),
         }
         values.update(overrides)
         return ToolContext(**values)

@@ -8,9 +8,9 @@ from pathlib import Path
 from bot.agent.tools import ToolContext, execute
 from bot.clock import ManualClock
 from bot.knowledge import KnowledgeIndex, search_knowledge
-from bot.knowledge.tools import NoteSearch
 from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
 from bot.storage import Database
+from tests.knowledge.conftest import KnowledgeOnly
 from tests.notes.conftest import CHANNEL, GUILD, OTHER_GUILD, TARO
 
 write_note, read_note, list_notes = NOTE_TOOLS
@@ -95,7 +95,7 @@ async def test_search_knowledge_returns_matching_notes_beside_files(
     index = KnowledgeIndex(folder, database.sessions, clock)
     await index.load()
     note = await notebook.write(GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "東京駅に8時集合", "集合")
-    ctx = make_ctx(services={KnowledgeIndex: index, NoteSearch: notebook})
+    ctx = make_ctx(deps=KnowledgeOnly(index, notebook))
     try:
         outcome = await execute(search_knowledge, ctx, {"query": "集合時間"})
     finally:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -42,9 +45,17 @@ def service(database: Database, clock: ManualClock, settings: Settings) -> Remin
     return ReminderService(database.sessions, clock, settings)
 
 
+@dataclass(frozen=True)
+class ReminderToolDeps:
+    """The part of the bot's dependencies the reminder tools use."""
+
+    reminders: ReminderService
+
+
 @pytest.fixture
 def make_ctx(database: Database, clock: ManualClock, settings: Settings) -> ContextFactory:
-    """A ToolContext for a user (Alice by default) in the test channel."""
+    """A ToolContext for a user (Alice by default) in the test channel; its reminder service
+    reports new due times to on_change."""
 
     def make(
         user_id: int = ALICE,
@@ -53,7 +64,10 @@ def make_ctx(database: Database, clock: ManualClock, settings: Settings) -> Cont
         tz: ZoneInfo = TOKYO,
         settings_: Settings | None = None,
         channel_id: int = CHANNEL,
-    ) -> ToolContext:
+        on_change: Callable[[datetime], None] | None = None,
+    ) -> ToolContext[ReminderToolDeps]:
+        chosen = settings_ or settings
+        service = ReminderService(database.sessions, clock, chosen, on_change=on_change)
         return ToolContext(
             user_id=user_id,
             user_name=name,
@@ -61,8 +75,9 @@ def make_ctx(database: Database, clock: ManualClock, settings: Settings) -> Cont
             channel_id=channel_id,
             clock=clock,
             sessions=database.sessions,
-            settings=settings_ or settings,
+            settings=chosen,
             timezone=tz,
+            deps=ReminderToolDeps(service),
             origin_message_id=9999,
         )
 

@@ -11,9 +11,10 @@ import pytest
 from sqlalchemy import select
 
 from bot.agent.tools import Tool, ToolContext, ToolOutcome, execute, parse_arguments
+from bot.reminders.due_times import DueTimes
 from bot.reminders.repeat import following, load_rule
 from bot.reminders.times import local_iso
-from bot.reminders.tools import REMINDER_TOOLS, reminder_tools
+from bot.reminders.tools import REMINDER_TOOLS
 from bot.settings import Settings
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
@@ -249,14 +250,15 @@ async def test_snooze_tool_rejects_an_unreadable_time(make_ctx: ContextFactory) 
     assert outcome.is_error and "'in ten minutes' is not an ISO 8601" in outcome.output
 
 
-async def test_tools_built_with_a_listener_report_each_new_due_time(
+async def test_tools_report_each_new_due_time_through_the_service(
     make_ctx: ContextFactory,
 ) -> None:
+    due_times = DueTimes()
     seen: list[str] = []
-    tools = {t.name: t for t in reminder_tools(lambda due: seen.append(due.isoformat()))}
-    ctx = make_ctx()
-    await execute(tools["create_reminder"], ctx, {"when": "2026-11-21T09:00", "what": "x"})
-    await execute(tools["edit_reminder"], ctx, {"reminder_id": 1, "when": "2026-11-21T08:00"})
+    due_times.listen(lambda due: seen.append(due.isoformat()))
+    ctx = make_ctx(on_change=due_times)
+    await execute(TOOLS["create_reminder"], ctx, {"when": "2026-11-21T09:00", "what": "x"})
+    await execute(TOOLS["edit_reminder"], ctx, {"reminder_id": 1, "when": "2026-11-21T08:00"})
     assert seen == ["2026-11-21T00:00:00+00:00", "2026-11-20T23:00:00+00:00"]
 
 

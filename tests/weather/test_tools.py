@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -15,13 +16,22 @@ from bot.settings import Settings
 from bot.storage.engine import create_database
 from bot.weather.prompt import weather_instructions
 from bot.weather.service import WeatherService
-from bot.weather.tools import WEATHER_TOOLS, weather_tools
+from bot.weather.tools import WEATHER_TOOLS
 from tests.fakes.open_meteo import DayWeather, FakeOpenMeteo
 from tests.weather.conftest import TOMORROW
 
 
+@dataclass(frozen=True)
+class WeatherOnly:
+    """The part of the bot's dependencies get_forecast uses."""
+
+    weather: WeatherService
+
+
 @pytest.fixture
-async def ctx(settings: Settings, clock: ManualClock) -> AsyncIterator[ToolContext]:
+async def ctx(
+    settings: Settings, clock: ManualClock, service: WeatherService
+) -> AsyncIterator[ToolContext[WeatherOnly]]:
     database = create_database("sqlite+aiosqlite://")
     yield ToolContext(
         user_id=10,
@@ -32,6 +42,7 @@ async def ctx(settings: Settings, clock: ManualClock) -> AsyncIterator[ToolConte
         sessions=database.sessions,
         settings=settings,
         timezone=ZoneInfo("Asia/Tokyo"),
+        deps=WeatherOnly(service),
     )
     await database.dispose()
 
@@ -45,10 +56,10 @@ async def test_the_tool_is_read_only_and_needs_no_approval() -> None:
 
 
 async def test_the_tool_returns_structured_forecast_json(
-    service: WeatherService, fake: FakeOpenMeteo, ctx: ToolContext
+    service: WeatherService, fake: FakeOpenMeteo, ctx: ToolContext[WeatherOnly]
 ) -> None:
     fake.set_day(TOMORROW, DayWeather(weather_code=0, rain=(0, 0, 10, 20), humidity=45))
-    (tool,) = weather_tools(service)
+    (tool,) = WEATHER_TOOLS
     arguments, problem = parse_arguments(tool, '{"place": "大阪", "day": "明日"}')
     assert problem is None and arguments is not None
     outcome = await execute(tool, ctx, arguments)
@@ -69,27 +80,27 @@ async def test_the_tool_returns_structured_forecast_json(
 
 
 async def test_without_a_place_the_tool_uses_the_default(
-    service: WeatherService, ctx: ToolContext
+    service: WeatherService, ctx: ToolContext[WeatherOnly]
 ) -> None:
-    (tool,) = weather_tools(service)
+    (tool,) = WEATHER_TOOLS
     outcome = await execute(tool, ctx, {"day": "today"})
     assert outcome.output["place"] == "東京"
 
 
 async def test_an_unknown_place_tells_the_model_to_ask_the_user(
-    service: WeatherService, ctx: ToolContext
+    service: WeatherService, ctx: ToolContext[WeatherOnly]
 ) -> None:
-    (tool,) = weather_tools(service)
+    (tool,) = WEATHER_TOOLS
     outcome = await execute(tool, ctx, {"place": "ほげほげ村", "day": "today"})
     assert outcome.is_error
     assert "Ask the user which city or prefecture" in outcome.output
 
 
 async def test_a_provider_outage_tells_the_model_to_say_so_plainly(
-    service: WeatherService, fake: FakeOpenMeteo, ctx: ToolContext
+    service: WeatherService, fake: FakeOpenMeteo, ctx: ToolContext[WeatherOnly]
 ) -> None:
     fake.fail_status = 502
-    (tool,) = weather_tools(service)
+    (tool,) = WEATHER_TOOLS
     outcome = await execute(tool, ctx, {"day": "today"})
     assert outcome.is_error
     assert "unreachable" in outcome.output
@@ -97,20 +108,21 @@ async def test_a_provider_outage_tells_the_model_to_say_so_plainly(
 
 
 async def test_a_day_beyond_the_forecast_is_explained_to_the_model(
-    service: WeatherService, ctx: ToolContext
+    service: WeatherService, ctx: ToolContext[WeatherOnly]
 ) -> None:
-    (tool,) = weather_tools(service)
+    (tool,) = WEATHER_TOOLS
     outcome = await execute(tool, ctx, {"day": "2026-01-01"})
     assert outcome.is_error
     assert "2025-11-29 to 2025-12-05" in outcome.output
 
 
-async def test_the_unbound_tool_opens_its_own_service_from_the_context(
-    fake: FakeOpenMeteo, ctx: ToolContext
+async def test_calls_share_the_services_cache(
+    fake: FakeOpenMeteo, ctx: ToolContext[WeatherOnly]
 ) -> None:
-    outcome = await execute(WEATHER_TOOLS[0], ctx, {"place": "Osaka", "day": "tomorrow"})
-    assert outcome.is_error is False
-    assert outcome.output["date"] == "2025-11-30"
+    for _ in range(2):
+        outcome = await execute(WEATHER_TOOLS[0], ctx, {"place": "Osaka", "day": "tomorrow"})
+        assert outcome.is_error is False
+        assert outcome.output["date"] == "2025-11-30"
     assert fake.count("/v1/forecast") == 1
 
 

@@ -1,0 +1,37 @@
+"""The chat feature: the persona and server topics in the chat prompt, and recent_topics."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.agent.runs import PromptInput
+from bot.app_builder import AppBuilder
+from bot.chat.persona import chat_instructions, persona_text
+from bot.chat.tips import TOPICS_NEEDED
+from bot.chat.tools import CHAT_TOOLS, ChatDeps
+from bot.chat.words import mention_topic
+from bot.handlers import router
+from bot.worker import in_worker
+
+# Recent server topics offered to the chat prompt.
+CHAT_TOPICS_IN_PROMPT = 8
+
+
+def register(app: AppBuilder, deps: ChatDeps) -> None:
+    """Offer recent_topics, add the chat instructions; the word pool flushes while running."""
+    settings = app.settings
+
+    async def chat_section(prompt: PromptInput) -> str:
+        # One read of the pool serves both the prompt's topics and the fallback tip topic.
+        topics = await deps.word_pool.recent_topics(max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED))
+        return chat_instructions(
+            await asyncio.to_thread(persona_text, settings),
+            [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
+            await deps.tips.pick_tip_topic(topics),
+            mention_topic=await in_worker(mention_topic, prompt.text),
+        )
+
+    app.add_tools(CHAT_TOOLS, offered_in=[router.CHAT])
+    app.add_section(chat_section, handlers=[router.CHAT])
+    app.on_start(deps.word_pool.start)
+    app.on_close(deps.word_pool.close)

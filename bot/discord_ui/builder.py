@@ -1,0 +1,57 @@
+"""What a feature adds to the Discord client: slash commands, message hooks, buttons, posts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import discord
+from apscheduler.schedulers.base import BaseScheduler
+
+from bot.clock import Clock
+from bot.discord_ui.client import CogFactory
+from bot.discord_ui.posting import ChannelPoster
+from bot.discord_ui.reminder_buttons import ReminderActions
+from bot.settings import Settings
+from bot.users import UserPreferences
+
+MessageHook = Callable[[discord.Message], None]
+
+
+@dataclass(frozen=True)
+class ScheduledPost:
+    """A job that posts to a channel; it runs in one process of the bot only."""
+
+    job_id: str
+    schedule: Callable[[BaseScheduler, ChannelPoster], object]
+
+
+@dataclass
+class DiscordBuilder:
+    """Collects each feature's Discord part before the client is built."""
+
+    settings: Settings
+    clock: Clock
+    preferences: UserPreferences
+    commands: list[CogFactory] = field(default_factory=list)
+    message_hooks: list[MessageHook] = field(default_factory=list)
+    posts: list[ScheduledPost] = field(default_factory=list)
+    reminder_actions: ReminderActions | None = None
+
+    def add_commands(self, factory: CogFactory) -> None:
+        """Add a cog of slash commands, made when the client sets up."""
+        self.commands.append(factory)
+
+    def add_message_hook(self, hook: MessageHook) -> None:
+        """Show hook every message the bot sees (before it decides whether to answer)."""
+        self.message_hooks.append(hook)
+
+    def add_scheduled_post(
+        self, job_id: str, schedule: Callable[[BaseScheduler, ChannelPoster], object]
+    ) -> None:
+        """Schedule posts once the client exists; job_id runs in the lease holder only."""
+        self.posts.append(ScheduledPost(job_id, schedule))
+
+    def answer_reminder_buttons(self, actions: ReminderActions) -> None:
+        """What the Snooze / Done buttons under delivered reminders do."""
+        self.reminder_actions = actions

@@ -1,0 +1,20 @@
+"""The reminders feature: its tools in the reminder and general handlers, and its instructions."""
+
+from __future__ import annotations
+
+from bot.agent.runs import PromptInput
+from bot.app_builder import AppBuilder
+from bot.handlers import router
+from bot.reminders.instructions import reminder_instructions
+from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
+
+
+async def reminder_section(prompt: PromptInput) -> str:
+    """The current local time and how to phrase reminder times, for the reminder handler."""
+    return reminder_instructions(prompt.local_now, prompt.timezone)
+
+
+def register(app: AppBuilder, deps: ReminderDeps) -> None:
+    """Offer the reminder tools and add the reminder instructions."""
+    app.add_tools(REMINDER_TOOLS, offered_in=[router.REMINDER, router.GENERAL])
+    app.add_section(reminder_section, handlers=[router.REMINDER])

@@ -3,12 +3,13 @@
 The bot runs as `make run` runs it (`python -m bot run`, a file SQLite database migrated at
 start) against the test fakes: the fake Discord and an instant scripted model. Printed:
 process start to ready (the first connection's start-up work done), the first reply after
-ready against the median of 15 warm replies, and the process's resident memory after 10 s
-idle, after the first reply and after 1,000 mentions from 200 members in 20 channels.
+ready against the median of 15 warm replies, and the resident memory of the bot process (with
+any process it started) after 10 s idle, after the first reply and after 1,000 mentions from
+200 members in 20 channels. Every target line ends in ok or MISSED.
 
 Run `python bench/startup.py` (about a minute). Targets: ready <= 4 s; first reply <= 1.5 x
 the warm median; memory after the first reply <= 320 MB; after the 1,000 mentions within 10 %
-of that.
+of that; no event-loop step over 100 ms after ready.
 """
 
 from __future__ import annotations
@@ -63,11 +64,36 @@ def _world(members: int, channels: int) -> World:
     return world
 
 
-def _rss_mb(pid: int) -> float:
+def _own_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    return 0.0  # a kernel thread, or a process that just ended
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of the bot process and every process it started (none by default):
+    work moved to a child still counts."""
+    total, pending = 0.0, [pid]
+    while pending:
+        current = pending.pop()
+        total += _own_rss_mb(current)
+        pending.extend(_children(current))
+    return total
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -228,7 +254,9 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
             )
 
     growth = (after_mb - first_mb) / first_mb
-    checks: list[tuple[str, bool]] = [
+    slow = [line for line in bot.lines if "Slow event-loop step:" in line]
+    # A line with a target says whether it is met; None marks a figure without one.
+    checks: list[tuple[str, bool | None]] = [
         (
             f"start to ready:            {ready_s:6.2f} s   target <= {TARGET_READY_S:.0f} s",
             (ready_s <= TARGET_READY_S),
@@ -239,9 +267,9 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
             " ms)",
             first_s <= TARGET_FIRST_FACTOR * warm_median,
         ),
-        (f"CPU used to get ready:     {ready_cpu_s:6.2f} s", True),
-        (f"warm reply, median of {WARM_REPLIES}:  {warm_median * 1000:6.0f} ms", True),
-        (f"RSS after {IDLE_SECONDS:.0f} s idle:        {idle_mb:6.0f} MB", True),
+        (f"CPU used to get ready:     {ready_cpu_s:6.2f} s", None),
+        (f"warm reply, median of {WARM_REPLIES}:  {warm_median * 1000:6.0f} ms", None),
+        (f"RSS after {IDLE_SECONDS:.0f} s idle:        {idle_mb:6.0f} MB", None),
         (
             f"RSS after first reply:     {first_mb:6.0f} MB  target <= {TARGET_RSS_MB:.0f} MB",
             first_mb <= TARGET_RSS_MB,
@@ -251,24 +279,23 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
             f"{TARGET_GROWTH:.0%} of the first reply's",
             abs(growth) <= TARGET_GROWTH,
         ),
+        (f"event-loop steps over 100 ms after ready: {len(slow)}  target 0", not slow),
     ]
     print(
         f"Otomo start-up and footprint ({members} members, {channel_count} channels; load "
         f"average {load:.1f} on {os.cpu_count()} cores)"
     )
     for line, ok in checks:
-        print(f"  {line}{'' if ok and 'target' not in line else (': ok' if ok else ': MISSED')}")
+        print(f"  {line}{'' if ok is None else (': ok' if ok else ': MISSED')}")
     print(
         f"  {mentions} mentions from {members} members ({CONCURRENT_MEMBERS} at a time) answered "
         f"in {traffic_s:.1f} s ({refusals} refusals)"
     )
-    slow = [line for line in bot.lines if "Slow event-loop step:" in line]
-    print(f"  event-loop steps over 100 ms after ready: {len(slow)}")
     for line in slow[:5]:
         print(f"    {line[:300]}")
     for failure in failures:
         print(f"  {failure}")
-    return 0 if all(ok for _, ok in checks) and not failures else 1
+    return 0 if all(ok is not False for _, ok in checks) and not failures else 1
 
 
 def main(argv: list[str] | None = None) -> int:

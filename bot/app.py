@@ -67,9 +67,20 @@ class Core:
     extools: ExternalToolsRuntime
     models: ModelChoice
     loop_watch: SlowStepWatch | None = None
+    # litellm's import and first calls, when still running on their threads (see build_core).
+    warming: asyncio.Future[None] | None = None
+
+    async def warmed(self) -> None:
+        """Wait until the model client and the tokenizer are loaded, then settle the heap."""
+        if self.warming is not None:
+            warming, self.warming = self.warming, None
+            await warming
+            warmup.settle()
 
     async def close(self) -> None:
         """Stop the scheduler, let summaries finish, flush features, close the database."""
+        if self.warming is not None:  # stopped before ready: let the import thread finish
+            await asyncio.gather(self.warming, return_exceptions=True)
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         await self.extools.stop()
@@ -81,8 +92,14 @@ class Core:
         warmup.unsettle()
 
 
-async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
-    """Create and migrate the database and build the agent with every feature's tools."""
+async def build_core(
+    settings: Settings, clock: Clock | None = None, *, warm_in_background: bool = False
+) -> Core:
+    """Create and migrate the database and build the agent with every feature's tools.
+
+    With warm_in_background, litellm may still be loading when this returns: the Discord
+    client then connects meanwhile, and `Core.warmed()` is awaited before the bot is ready.
+    """
     clock = clock or SystemClock()
     remember_secrets(settings.secret_values())
     loop_watch = watch_event_loop(settings.loop_slow_step_ms)
@@ -92,7 +109,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
     database = create_database(settings.database_url)
     try:
         await upgrade(database)
-    finally:
+    except BaseException:
+        await asyncio.gather(preparing, return_exceptions=True)
+        raise
+    if not warm_in_background:
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
@@ -137,8 +157,10 @@ async def build_core(settings: Settings, clock: Clock | None = None) -> Core:
         build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
         models,
         loop_watch,
+        preparing,
     )
-    warmup.settle()
+    if not warm_in_background:
+        await core.warmed()
     return core
 
 
@@ -194,8 +216,13 @@ class App:
         await self.bot.approval_clicks.resume_left_behind()
 
     async def on_ready_once(self) -> None:
-        """First connection: expire stale approval cards, start the rest."""
+        """First connection: expire stale approval cards, start the rest.
+
+        Ready means able to answer at full speed: litellm, whose import overlapped the
+        connection, must be loaded by then.
+        """
         try:
+            await self.core.warmed()
             await self.core.extools.start()
             await self._enforce_retention()
             try:
@@ -258,7 +285,8 @@ def discord_parts(core: Core) -> DiscordBuilder:
 async def build_app(settings: Settings, clock: Clock | None = None, **client_options: Any) -> App:
     """Build the core and the Discord client, and schedule every job (not started yet)."""
     point_discord_py_at(settings.discord_api_base, settings.discord_gateway_url)
-    core = await build_core(settings, clock)
+    # The gateway connection and guild stream overlap litellm's import (seconds of CPU).
+    core = await build_core(settings, clock, warm_in_background=True)
     return App(core, discord_parts(core), **client_options)
 
 

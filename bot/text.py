@@ -8,11 +8,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bot.text_dictionary import compact
+
 if TYPE_CHECKING:
     from janome.tokenizer import Tokenizer
 
-# janome's Tokenizer holds ~75 MB and is not documented as thread-safe: one per process,
-# used under a lock (in practice only by the text worker thread, see bot/worker.py).
+# janome's Tokenizer holds ~40 MB (compacted, see bot/text_dictionary.py) and is not documented
+# as thread-safe: one per process, used under a lock (in practice only by the text worker thread,
+# see bot/worker.py).
 _tokenizer_lock = threading.Lock()
 _shared: list[Tokenizer] = []
 
@@ -45,7 +48,9 @@ def _tokenizer() -> Tokenizer:
     if not _shared:
         from janome.tokenizer import Tokenizer
 
-        _shared.append(Tokenizer())
+        tokenizer = Tokenizer()
+        compact(tokenizer)
+        _shared.append(tokenizer)
     return _shared[0]
 
 

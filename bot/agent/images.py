@@ -6,8 +6,6 @@ import io
 import logging
 from dataclasses import dataclass
 
-from PIL import Image, ImageOps, UnidentifiedImageError
-
 log = logging.getLogger(__name__)
 
 # Providers scale larger pictures down to about this anyway (OpenAI 2048, Anthropic 1568):
@@ -30,6 +28,10 @@ class FittedImage:
 def fit_image(data: bytes, media_type: str) -> FittedImage | None:
     """The picture unchanged when small enough, else turned upright, scaled to IMAGE_MAX_SIDE
     and re-encoded (JPEG, or PNG when it has transparency); None when it cannot be sent."""
+    # Pillow (~2 MB resident) loads at the first picture, on the thread that fits it: a bot
+    # whose model sees no images never needs it.
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             oriented = image.getexif().get(0x0112, 1) != 1

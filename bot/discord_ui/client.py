@@ -26,6 +26,11 @@ log = logging.getLogger(__name__)
 
 CogFactory = Callable[["OtomoBot"], commands.Cog]
 
+# Seconds without a new GUILD_CREATE after which discord.py fires on_ready (its default is 2 s,
+# sized for member chunking, which Otomo does not ask for). A guild arriving later is still
+# served; it is only announced as joined instead of available.
+GUILD_READY_TIMEOUT = 0.5
+
 
 def point_discord_py_at(api_base: str, gateway_url: str) -> None:
     """Send discord.py's REST calls and gateway connection to the configured endpoints."""
@@ -73,6 +78,10 @@ class OtomoBot(commands.AutoShardedBot):
             help_command=None,
             shard_count=settings.shard_plan.count,
             shard_ids=list(settings.shard_plan.ids),
+            # Nothing reads the member list: a message or click carries its member and roles.
+            # Chunking would download every member of every guild and delay on_ready.
+            chunk_guilds_at_startup=options.pop("chunk_guilds_at_startup", False),
+            guild_ready_timeout=options.pop("guild_ready_timeout", GUILD_READY_TIMEOUT),
             **options,
         )
         self.settings = settings

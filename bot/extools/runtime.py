@@ -11,12 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolRegistry
 from bot.clock import Clock
-from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools, ToolStatus
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
 from bot.settings import Settings
 
 if TYPE_CHECKING:
+    from bot.extools.api import ToolsAPI
     from bot.extools.mcp import MCPServers
 
 log = logging.getLogger(__name__)
@@ -90,6 +90,9 @@ def build_external_tools(
             )
     api: ToolsAPI | None = None
     if settings.tools_api_port is not None and settings.tools_api_token is not None:
+        # aiohttp's server half (~2 MB) is loaded only by bots that open the tools API.
+        from bot.extools.api import ToolsAPI
+
         api = ToolsAPI(
             catalog,
             settings.tools_api_token.get_secret_value().strip(),

@@ -132,7 +132,8 @@ async def running_bot(
             await app.bot.login(settings.require_discord_token())
             runner = asyncio.create_task(app.bot.connect())
             await asyncio.wait_for(app.bot.wait_until_ready(), 10)
-            await asyncio.wait_for(app.started.wait(), 10)
+            # The first bot of a test process also waits for litellm's import (seconds).
+            await asyncio.wait_for(app.started.wait(), 60)
             yield RunningBot(app, fake, llm, settings)
             await app.bot.close()
             await runner

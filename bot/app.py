@@ -213,7 +213,12 @@ class App:
         """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
         run the approved calls a stopped process left behind."""
         await self.reminders.start()
-        await self.bot.approval_clicks.resume_left_behind()
+        try:
+            await self.bot.approval_clicks.resume_left_behind()
+        except Exception as exc:
+            # The approval sweep resumes them once the database is back.
+            if not health_of(self.core.database.engine).noticed(exc):
+                raise
 
     async def on_ready_once(self) -> None:
         """First connection: expire stale approval cards, start the rest.

@@ -36,14 +36,26 @@ class StopClicks(Protocol):
         """Stop was clicked."""
 
 
+class ReminderClicks(Protocol):
+    """Where the buttons under a delivered reminder send their clicks."""
+
+    async def on_click(
+        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
+    ) -> None:
+        """Snooze / Done was clicked."""
+
+
 class ButtonTargets(Protocol):
     """What the client that received a click offers the buttons (and nothing more)."""
 
     approval_clicks: ApprovalClicks
     stop_clicks: StopClicks
+    # None when the bot runs without the reminders feature.
+    reminder_actions: ReminderClicks | None
 
 
-def _targets(interaction: discord.Interaction[Any]) -> ButtonTargets:
+def button_targets(interaction: discord.Interaction[Any]) -> ButtonTargets:
+    """The handlers of the client that received this click."""
     # discord.py hands the click to the client that received it: with two bots in one
     # process, each button reaches its own bot's handlers.
     return cast(ButtonTargets, interaction.client)
@@ -91,7 +103,9 @@ class ApprovalButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the approval desk, which checks who clicked and decides."""
-        await _targets(interaction).approval_clicks.on_click(interaction, self.item_id, self.action)
+        await button_targets(interaction).approval_clicks.on_click(
+            interaction, self.item_id, self.action
+        )
 
 
 class StopButton(
@@ -123,7 +137,7 @@ class StopButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Ask for the run to stop."""
-        await _targets(interaction).stop_clicks.on_click(interaction, self.run_id)
+        await button_targets(interaction).stop_clicks.on_click(interaction, self.run_id)
 
 
 class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?"):
@@ -142,7 +156,7 @@ class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?")
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Record the rejection with its reason."""
-        await _targets(interaction).approval_clicks.on_reject_submitted(
+        await button_targets(interaction).approval_clicks.on_reject_submitted(
             interaction, self.approval_id, str(self.reason.value or "")
         )
 

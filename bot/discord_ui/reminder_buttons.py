@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from bot.discord_ui.buttons import IdActionButton
+from bot.discord_ui.buttons import IdActionButton, button_targets
 from bot.reminders.buttons import ButtonReply, ReminderButtons
 from bot.reminders.times import localize
 from bot.users import UserPreferences
@@ -36,6 +36,9 @@ FAILED_CLICK = (
     "(That did not work; please press the button again in a moment.)"
 )
 
+# A bot assembled without the reminders feature still recognises the buttons of old reminders.
+NO_REMINDERS = "このボットではリマインダーを扱えません。(This bot does not handle reminders.)"
+
 
 def next_morning(now: datetime, tz: ZoneInfo) -> datetime:
     """08:00 of the coming morning in the user's zone (tomorrow, or today in the small hours)."""
@@ -54,7 +57,10 @@ class ReminderButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Snooze or mark done; only the owner may (the service checks)."""
-        actions: ReminderActions = interaction.client.reminder_actions  # type: ignore[attr-defined]
+        actions = button_targets(interaction).reminder_actions
+        if actions is None:
+            await interaction.response.send_message(NO_REMINDERS, ephemeral=True)
+            return
         await actions.on_click(interaction, self.item_id, self.action)
 
 

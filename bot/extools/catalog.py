@@ -131,6 +131,11 @@ class ExternalTools:
                 await self.store.mark(row.name, alive, problem)
         await self.refresh()
 
+    async def restore(self) -> None:
+        """Refresh at start; without the database now, the watch loop restores them later."""
+        with self._health.tolerated(recovers=False):
+            await self.refresh()
+
     def start(self) -> None:
         """Restore registrations now and check their health periodically."""
         if self._task is None:

@@ -32,7 +32,7 @@ class ExternalToolsRuntime:
 
     async def start(self) -> None:
         """Restore registrations, connect MCP servers in the background, open the API."""
-        await self.catalog.refresh()
+        await self.catalog.restore()
         self.catalog.start()
         if self.mcp is not None:
             self.mcp.start()

@@ -46,9 +46,9 @@ async def _db(settings: Settings, action: str) -> int:
 
 
 async def _console(settings: Settings) -> int:
-    from bot.app import build_core
     from bot.console import Console
     from bot.console_reminders import terminal_delivery
+    from bot.core import build_core
 
     core = await build_core(settings)
     core.features.start()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.app import Core
+from bot.core import Core
 from bot.reminders.delivery import DeliveryEngine
 from bot.reminders.scope import CONSOLE_REMINDERS
 from bot.reminders.sending import ReminderDelivery

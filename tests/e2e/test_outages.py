@@ -124,8 +124,9 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
             await fake.wait_until(
                 lambda: len(reminder_messages(fake, channels)) >= CHANNELS, LIMIT, what="posts"
             )
-            await away()
+            # Counted before the outage starts: the bot may notice it before away() returns.
             went_away = len(bot.lines)
+            await away()
             await bot.wait_for_line(DOWN, LIMIT, after=went_away)
             mention = await fake.send_user_message(
                 channels[0], HANA_ID, f"<@{fake.world.bot.id}> 元気？", mention_bot=True

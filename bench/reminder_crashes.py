@@ -63,8 +63,9 @@ WARM_NICENESS = 5
 WARM_LIMIT = 900.0
 # A run that connected may take this long to post (start-up tasks, a busy machine).
 STEP_LIMIT = 120.0
-# How long after a restarted bot's first post it is killed, at most.
-KILL_WINDOW_SECONDS = 0.4
+# How long after a restarted bot's first post it is killed, at most: short enough that 50 kills
+# fall inside a 500-reminder burst (about 50 posts a second at Discord's global limit).
+KILL_WINDOW_SECONDS = 0.2
 
 
 @contextlib.asynccontextmanager

@@ -28,12 +28,18 @@ from bot.storage.outage import health_of
 log = logging.getLogger(__name__)
 
 
+class StartupFailed(RuntimeError):
+    """Start-up work the bot cannot serve without (the model client) failed after connecting."""
+
+
 class App:
     """The core plus the Discord client and the jobs that post through it, built in order."""
 
     def __init__(self, core: Core, parts: DiscordBuilder, **client_options: Any) -> None:
         self.core = core
         self.started = asyncio.Event()
+        # Set when ready could not be reached; run_bot raises it once the client has closed.
+        self.startup_failure: StartupFailed | None = None
         settings = core.settings
         self.bot = OtomoBot(
             settings=settings,
@@ -92,6 +98,15 @@ class App:
         """
         try:
             await self.core.warmed()
+        except Exception as exc:
+            # Without its model client the bot could answer no one: stop, and say why.
+            self.startup_failure = StartupFailed(
+                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}"
+            )
+            self.startup_failure.__cause__ = exc
+            await self.bot.close()
+            return
+        try:
             await self.core.extools.start()
             await self._enforce_retention()
             try:
@@ -169,6 +184,8 @@ async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -
     try:
         async with app.bot:
             await app.bot.start(token)
+        if app.startup_failure is not None:
+            raise app.startup_failure
     finally:
         stop()
         await app.close()

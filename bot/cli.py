@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 
 from bot.settings import Settings, SettingsError, load_settings
 
 EXIT_BAD_SETTINGS = 2
+EXIT_STARTUP_FAILED = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -87,9 +89,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_db(settings, args.db_command))
         if args.command == "console":
             return asyncio.run(_console(settings))
-        from bot.app import run_bot
+        from bot.app import StartupFailed, run_bot
 
-        asyncio.run(run_bot(settings))
+        try:
+            asyncio.run(run_bot(settings))
+        except StartupFailed as exc:
+            logging.getLogger("bot").error("Otomo could not start: %s", exc)
+            return EXIT_STARTUP_FAILED
         return 0
     except KeyboardInterrupt:
         return 130

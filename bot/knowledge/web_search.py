@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
+from types import ModuleType
 from typing import Any
 
 import httpx
-from tavily import AsyncTavilyClient
-from tavily.errors import (
-    BadRequestError,
-    ForbiddenError,
-    InvalidAPIKeyError,
-    MissingAPIKeyError,
-    UsageLimitExceededError,
-)
-from tavily.errors import TimeoutError as TavilyTimeoutError
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.changes import ChangeAction, Editor, record_change
@@ -39,6 +32,12 @@ _UNREACHABLE = (
 )
 
 
+async def _tavily_errors() -> ModuleType:
+    """tavily-python, imported at the first search and off the event loop: it brings requests
+    (about 8 MB and 0.1 s), which a bot without web search never needs."""
+    return await asyncio.to_thread(importlib.import_module, "tavily.errors")
+
+
 def _api_key(settings: Settings) -> str | None:
     key = settings.tavily_api_key.get_secret_value().strip() if settings.tavily_api_key else ""
     return key or None
@@ -49,6 +48,9 @@ async def _search(settings: Settings, query: str) -> dict[str, Any]:
     key = _api_key(settings)
     if key is None:
         raise ToolError("Web search is not configured on this bot; answer without it.")
+    errors = await _tavily_errors()
+    from tavily import AsyncTavilyClient  # loaded with its errors above
+
     try:
         # Building the client loads the TLS certificates (~0.1 s): not on the event loop.
         searcher = await asyncio.to_thread(
@@ -62,25 +64,25 @@ async def _search(settings: Settings, query: str) -> dict[str, Any]:
                 search_depth="basic",
                 timeout=REQUEST_TIMEOUT_SECONDS,
             )
-    except (InvalidAPIKeyError, MissingAPIKeyError):
+    except (errors.InvalidAPIKeyError, errors.MissingAPIKeyError):
         log.error("Tavily rejected TAVILY_API_KEY; web search fails until an operator fixes it")
         raise ToolError(
             "Web search is misconfigured (the service rejected the bot's API key). Tell the user "
             "web search is unavailable and an admin needs to fix TAVILY_API_KEY; answer without it."
         ) from None
-    except UsageLimitExceededError:
+    except errors.UsageLimitExceededError:
         raise ToolError(
             "Web search is rate-limited or out of credits right now. Tell the user to try again "
             "later and answer from what you know, saying it may be out of date."
         ) from None
-    except ForbiddenError as exc:
+    except errors.ForbiddenError as exc:
         raise ToolError(_UNREACHABLE.format(detail=f"access refused: {exc}")) from None
-    except BadRequestError as exc:
+    except errors.BadRequestError as exc:
         raise ToolError(
             f"The search service rejected this query ({exc}). Retry once with a shorter query "
             "of plain key words."
         ) from None
-    except (TavilyTimeoutError, httpx.TimeoutException):
+    except (errors.TimeoutError, httpx.TimeoutException):
         raise ToolError(_UNREACHABLE.format(detail="it timed out")) from None
     except httpx.HTTPStatusError as exc:
         raise ToolError(_UNREACHABLE.format(detail=f"HTTP {exc.response.status_code}")) from None

@@ -74,6 +74,35 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     assert "Slow event-loop step:" not in stderr  # the watchdog the harness turns on
 
 
+async def test_a_model_client_that_cannot_load_stops_the_bot_with_a_sentence(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    broken = tmp_path / "broken" / "litellm"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ImportError("planted: litellm is broken")\n')
+    env = _environment(bot_environment(fake, llm, tmp_path, PYTHONPATH=str(broken.parent)))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr_bytes = await asyncio.wait_for(process.communicate(), 120)
+    stderr = stderr_bytes.decode()
+
+    assert process.returncode == 1, stderr[-2000:]
+    assert (
+        "Otomo could not start: the model client (litellm) could not be loaded: "
+        "ImportError: planted: litellm is broken"
+    ) in stderr
+    assert "Otomo is ready" not in stderr
+    assert "Otomo stopped" in stderr
+
+
 @pytest.mark.parametrize(
     ("environment", "sentence"),
     [

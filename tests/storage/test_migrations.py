@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +14,13 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from bot.storage import create_database
-from bot.storage.migrate import current_revision, downgrade, head_revision, upgrade
+from bot.storage.migrate import (
+    SCHEMA_HEAD,
+    current_revision,
+    downgrade,
+    head_revision,
+    upgrade,
+)
 from bot.storage.models import metadata
 
 
@@ -52,6 +61,48 @@ async def test_downgrade_to_base_and_upgrade_again_round_trips(blank_database_ur
             assert await connection.run_sync(_differences) == []
     finally:
         await database.dispose()
+
+
+def test_schema_head_names_the_newest_migration(tmp_path: Path) -> None:
+    assert head_revision(f"sqlite+aiosqlite:///{tmp_path / 'h.db'}") == SCHEMA_HEAD
+
+
+async def test_a_database_behind_the_head_is_still_upgraded(blank_database_url: str) -> None:
+    database = create_database(blank_database_url)
+    try:
+        await upgrade(database, "0009")
+        await upgrade(database)
+        assert await current_revision(database) == SCHEMA_HEAD
+    finally:
+        await database.dispose()
+
+
+def test_a_start_on_a_database_at_head_never_imports_alembic(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'a.db'}"
+    script = textwrap.dedent(
+        f"""
+        import asyncio, sys
+        from bot.storage import create_database
+        from bot.storage.migrate import upgrade
+
+        async def main():
+            database = create_database({url!r})
+            await upgrade(database)
+            await database.dispose()
+
+        asyncio.run(main())
+        print(sorted(name for name in sys.modules if name.split(".")[0] == "alembic"))
+        """
+    )
+
+    def loaded() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    assert loaded() != "[]"  # the first start migrates, with Alembic
+    assert loaded() == "[]"  # the next one finds the database at head
 
 
 async def test_sqlite_pragmas_are_applied(tmp_path: Path) -> None:

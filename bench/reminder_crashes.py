@@ -65,7 +65,7 @@ WARM_LIMIT = 900.0
 STEP_LIMIT = 120.0
 # How long after a restarted bot's first post it is killed, at most: short enough that 50 kills
 # fall inside a 500-reminder burst (about 50 posts a second at Discord's global limit).
-KILL_WINDOW_SECONDS = 0.2
+KILL_WINDOW_SECONDS = 0.1
 
 
 @contextlib.asynccontextmanager

@@ -8,6 +8,9 @@ from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
 
+from bot.discord_ui.failures import failures_told
+from bot.storage.outage import DatabaseHealth
+
 APPROVAL_ACTIONS = {
     "approve": ("承認 / Approve", discord.ButtonStyle.success),
     "reject": ("却下 / Reject", discord.ButtonStyle.danger),
@@ -52,6 +55,8 @@ class ButtonTargets(Protocol):
     stop_clicks: StopClicks
     # None when the bot runs without the reminders feature.
     reminder_actions: ReminderClicks | None
+    # Whether the database answers: a click that fails while it is away gets that sentence.
+    database_health: DatabaseHealth
 
 
 def button_targets(interaction: discord.Interaction[Any]) -> ButtonTargets:
@@ -103,9 +108,9 @@ class ApprovalButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Hand the click to the approval desk, which checks who clicked and decides."""
-        await button_targets(interaction).approval_clicks.on_click(
-            interaction, self.item_id, self.action
-        )
+        targets = button_targets(interaction)
+        async with failures_told(interaction, targets.database_health):
+            await targets.approval_clicks.on_click(interaction, self.item_id, self.action)
 
 
 class StopButton(
@@ -137,7 +142,9 @@ class StopButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Ask for the run to stop."""
-        await button_targets(interaction).stop_clicks.on_click(interaction, self.run_id)
+        targets = button_targets(interaction)
+        async with failures_told(interaction, targets.database_health):
+            await targets.stop_clicks.on_click(interaction, self.run_id)
 
 
 class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?"):
@@ -156,9 +163,11 @@ class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?")
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Record the rejection with its reason."""
-        await button_targets(interaction).approval_clicks.on_reject_submitted(
-            interaction, self.approval_id, str(self.reason.value or "")
-        )
+        targets = button_targets(interaction)
+        async with failures_told(interaction, targets.database_health):
+            await targets.approval_clicks.on_reject_submitted(
+                interaction, self.approval_id, str(self.reason.value or "")
+            )
 
 
 def approval_view(approval_id: int) -> discord.ui.View:

@@ -8,6 +8,7 @@ from typing import Any
 
 import discord
 import yarl
+from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.approvals import ApprovalService
@@ -16,10 +17,12 @@ from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.card_owner import CardOwner
 from bot.discord_ui.conversation import Conversations, Staff
 from bot.discord_ui.decisions import ApprovalDesk
+from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.live import BackgroundTasks, LiveRuns
 from bot.discord_ui.reminder_buttons import ReminderActions, ReminderButton
 from bot.discord_ui.stopping import StopControl
 from bot.settings import Settings
+from bot.storage.outage import health_of
 from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
@@ -106,7 +109,20 @@ class OtomoBot(commands.AutoShardedBot):
         self._connected_once = False
         self._message_hooks = list(message_hooks)
         self.reminder_actions = reminder_actions
+        self.database_health = health_of(agent.sessions)
+        self.tree.error(self._on_app_command_error)
         self._ready_once = False
+
+    async def _on_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        """A slash command failed: a sentence for whoever ran it, unless its cog answered."""
+        binding = getattr(interaction.command, "binding", None)
+        if isinstance(binding, commands.Cog) and binding.has_app_command_error_handler():
+            return  # the cog's own handler sent its sentence
+        if isinstance(error, app_commands.CheckFailure):
+            return  # refused by a check, which said why
+        await tell_failure(interaction, getattr(error, "original", error), self.database_health)
 
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, then sync slash commands where configured."""

@@ -11,6 +11,7 @@ from bot.agent.approvals import ApprovalService
 from bot.agent.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.card_owner import CardOwner
+from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR
 from bot.discord_ui.gate import Gate, is_approver
 from bot.discord_ui.intake import read_shared
 from bot.discord_ui.live import BackgroundTasks, LiveRun, LiveRuns
@@ -24,18 +25,6 @@ from bot.users import UserPreferences
 from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
-
-INTERNAL_ERROR = (
-    "ごめんなさい、内部エラーが起きました。少し待ってもう一度お願いします。/ Sorry, "
-    "something went wrong on my side; please try again in a moment."
-)
-
-# Conversations, approvals and reminders all live in the database: without it, say so.
-DATABASE_UNREACHABLE = (
-    "ごめんなさい、いまデータベースにつながらないので答えられません。少ししてからもう一度お願いします。"
-    "/ Sorry, I can't reach my database right now, so I can't answer; please try again in a "
-    "minute. Reminders are kept and will still be posted."
-)
 
 
 @dataclass(frozen=True)

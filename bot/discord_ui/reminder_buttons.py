@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -11,11 +10,10 @@ from zoneinfo import ZoneInfo
 import discord
 
 from bot.discord_ui.buttons import IdActionButton, button_targets
+from bot.discord_ui.failures import failures_told
 from bot.reminders.buttons import ButtonReply, ReminderButtons
 from bot.reminders.times import localize
 from bot.users import UserPreferences
-
-log = logging.getLogger(__name__)
 
 # "Tomorrow morning" is this local time.
 MORNING = time(8, 0)
@@ -30,11 +28,6 @@ REMINDER_ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
     "morning": ("明日の朝 / Tomorrow 8:00", discord.ButtonStyle.secondary),
     "done": ("完了 / Done", discord.ButtonStyle.success),
 }
-
-FAILED_CLICK = (
-    "うまくいきませんでした。少し待ってもう一度押してください。"
-    "(That did not work; please press the button again in a moment.)"
-)
 
 # A bot assembled without the reminders feature still recognises the buttons of old reminders.
 NO_REMINDERS = "このボットではリマインダーを扱えません。(This bot does not handle reminders.)"
@@ -57,11 +50,13 @@ class ReminderButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Snooze or mark done; only the owner may (the service checks)."""
-        actions = button_targets(interaction).reminder_actions
+        targets = button_targets(interaction)
+        actions = targets.reminder_actions
         if actions is None:
             await interaction.response.send_message(NO_REMINDERS, ephemeral=True)
             return
-        await actions.on_click(interaction, self.item_id, self.action)
+        async with failures_told(interaction, targets.database_health):
+            await actions.on_click(interaction, self.item_id, self.action)
 
 
 def reminder_view(reminder_id: int) -> discord.ui.View:
@@ -92,14 +87,11 @@ class ReminderActions:
     async def on_click(
         self, interaction: discord.Interaction[Any], reminder_id: int, action: str
     ) -> None:
-        """Apply the click; answer privately; on success mark the message and drop its buttons."""
-        try:
-            tz = await self.preferences.timezone(interaction.user.id)
-            reply = await self._apply(reminder_id, interaction.user.id, action, tz)
-        except Exception:
-            log.exception("Reminder button %s on #%s failed", action, reminder_id)
-            await interaction.response.send_message(FAILED_CLICK, ephemeral=True)
-            return
+        """Apply the click; answer privately; on success mark the message and drop its buttons.
+
+        A failure is answered by the button (see failures.failures_told)."""
+        tz = await self.preferences.timezone(interaction.user.id)
+        reply = await self._apply(reminder_id, interaction.user.id, action, tz)
         if not reply.ok or reply.reminder is None:
             # Someone else's reminder, or one that was cancelled or changed: say so privately.
             await interaction.response.send_message(reply.message, ephemeral=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.discord_ui.conversation import DATABASE_UNREACHABLE
+from bot.discord_ui.failures import DATABASE_UNREACHABLE, DATABASE_UNREACHABLE_ACTION
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
 from bot.storage.reminders import ReminderState
@@ -33,6 +33,8 @@ from tests.e2e.processes import (
     settled_rows,
     world_with_channels,
 )
+from tests.fakes.discord.rules import walk_components
+from tests.fakes.discord.world import Json
 from tests.fakes.discord_server import HANA_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM
 from tests.private_postgres import PrivatePostgres, available, private_postgres
@@ -111,6 +113,24 @@ async def sqlite_lock(url: str) -> AsyncIterator[Outage]:
             await locker.wait()
 
 
+async def _clicks_during_outage(fake: FakeDiscord, channels: list[int]) -> list[Json]:
+    """Run /timezone set and click Done under a posted reminder: both need the database.
+
+    Only while PostgreSQL is down: a SQLite write waits out its 5 s lock timeout, longer than
+    the 3 s Discord gives an interaction to be answered."""
+    posted = next(iter(reminder_messages(fake, channels).values()))[0]
+    done = next(
+        component["custom_id"]
+        for component in walk_components(posted["components"])
+        if str(component.get("custom_id", "")).endswith(":done")
+    )
+    command = await fake.invoke_slash(
+        "timezone set", {"name": "Asia/Tokyo"}, user_id=HANA_ID, channel_id=channels[0]
+    )
+    click = await fake.click_button(int(posted["id"]), done, user_id=HANA_ID)
+    return [await command.wait_response(LIMIT), await click.wait_response(LIMIT)]
+
+
 async def test_the_database_goes_away_mid_burst_and_comes_back(
     tmp_path: Path, llm: ScriptedLLM, database_engine: str, database_url: str
 ) -> None:
@@ -134,6 +154,11 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
             answer = await fake.wait_for_message(
                 channels[0], after=int(mention["id"]), timeout=LIMIT
             )
+            clicks = (
+                await _clicks_during_outage(fake, channels)
+                if database_engine == "postgresql"
+                else []
+            )
             during = len(reminder_messages(fake, channels))
             await back()
             await bot.wait_for_line(BACK, LIMIT, after=went_away)
@@ -147,6 +172,10 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
     log_since = "\n".join(line for _, line in bot.lines[went_away:])
     assert code == 0
     assert answer["content"] == DATABASE_UNREACHABLE
+    for response in clicks:  # a slash command and a reminder button, each told privately
+        assert response["type"] == 4
+        assert response["data"]["content"] == DATABASE_UNREACHABLE_ACTION
+        assert response["data"]["flags"] & 64
     assert bot.count(DOWN) == 1 and bot.count(BACK) == 1  # one sentence each way
     assert "Traceback" not in log_since, log_since[-3000:]
     assert during < len(ids)  # the outage fell in the middle of the burst

@@ -28,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.e2e.harness import bot_environment
+from tests.e2e.processes import BotProcess
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
     FakeChannel,
@@ -112,53 +113,6 @@ def _answer(request: ChatRequest) -> Reply:
     return text(f"はい、{request.number}番目のお返事です。")
 
 
-class BotProcess:
-    """`python -m bot run` with its stderr read line by line."""
-
-    def __init__(self, environ: dict[str, str], cwd: Path) -> None:
-        self.environ = environ
-        self.cwd = cwd
-        self.process: asyncio.subprocess.Process | None = None
-        self.lines: list[str] = []
-        self.ready = asyncio.Event()
-        self._reader: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self.process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            "run",
-            cwd=self.cwd,
-            env=self.environ,
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        self._reader = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        while line := await self.process.stderr.readline():
-            decoded = line.decode(errors="replace").rstrip()
-            self.lines.append(decoded)
-            if READY_LINE in decoded:
-                self.ready.set()
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None
-        return self.process.pid
-
-    async def stop(self) -> int:
-        assert self.process is not None
-        if self.process.returncode is None:
-            self.process.terminate()
-        code = await asyncio.wait_for(self.process.wait(), 60)
-        if self._reader is not None:
-            await self._reader
-        return code
-
-
 async def _ask(fake: FakeDiscord, channel_id: int, user_id: int, words: str) -> float:
     """Mention the bot; seconds until its reply to that mention is posted."""
     started = time.perf_counter()
@@ -193,9 +147,9 @@ async def _started(environ: dict[str, str], folder: Path) -> tuple[BotProcess, f
     started = time.perf_counter()
     await bot.start()
     try:
-        await asyncio.wait_for(bot.ready.wait(), 60)
-    except TimeoutError:
-        print("\n".join(bot.lines[-30:]))
+        await bot.wait_for_line(READY_LINE, 60)
+    except AssertionError as never:  # it says why, with the end of the log
+        print(never)
         await bot.stop()
         return None
     return bot, time.perf_counter() - started
@@ -274,7 +228,7 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
                 )
             except BaseException:
                 await bot.stop()  # never leave the bot process behind
-                trouble = [line for line in bot.lines if "WARNING" in line or "ERROR" in line]
+                trouble = [line for _, line in bot.lines if "WARNING" in line or "ERROR" in line]
                 print("\n".join(line[:300] for line in trouble[-40:]))
                 raise
             traffic_s = time.perf_counter() - traffic_started
@@ -291,7 +245,7 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
             )
 
     growth = (after_mb - first_mb) / first_mb
-    slow = [line for line in bot.lines if "Slow event-loop step:" in line]
+    slow = [line for _, line in bot.lines if "Slow event-loop step:" in line]
     # A line with a target says whether it is met; None marks a figure without one.
     checks: list[tuple[str, bool | None]] = [
         (f"first start, new database: {first_start_s:6.2f} s   (migrates it)", None),

@@ -15,6 +15,34 @@ from tests.fakes.llm_server import ScriptedLLM, text, tool_call
 pytestmark = pytest.mark.e2e
 
 
+async def start_console(
+    llm: ScriptedLLM, database_url: str, folder: Path
+) -> asyncio.subprocess.Process:
+    """`python -m bot console` on the scripted model, with stdin, stdout and stderr piped."""
+    env = _environment(
+        {
+            "LLM_MODEL": "openai/test-model",
+            "LLM_API_BASE": llm.api_base,
+            "LLM_API_KEY": "k",
+            "LLM_NUM_RETRIES": "0",
+            "DATABASE_URL": database_url,
+            "KNOWLEDGE_BASE_DIR": str(folder / "kb"),
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "console",
+        cwd=folder,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
 async def test_console_answers_and_asks_for_approval_on_stdin(
     tmp_path: Path, llm: ScriptedLLM, bot_database: str
 ) -> None:
@@ -25,28 +53,7 @@ async def test_console_answers_and_asks_for_approval_on_stdin(
         tool_call("create_reminder", {"when": when, "what": "歯医者"}),
         text("1月5日9時に登録しました"),
     )
-    env = _environment(
-        {
-            "LLM_MODEL": "openai/test-model",
-            "LLM_API_BASE": llm.api_base,
-            "LLM_API_KEY": "k",
-            "LLM_NUM_RETRIES": "0",
-            "DATABASE_URL": bot_database,
-            "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"),
-            "LOG_LEVEL": "WARNING",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "console",
-        cwd=tmp_path,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await start_console(llm, bot_database, tmp_path)
     script = "こんにちは\n来月の9時に歯医者ってリマインドして\na\n/quit\n"
     stdout, stderr = await asyncio.wait_for(process.communicate(script.encode()), 60)
     output = stdout.decode()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,7 +13,7 @@ from bot.console import CONSOLE_CHANNEL_ID, CONSOLE_USER_ID
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
 from bot.storage.reminders import Reminder, ReminderState
-from tests.e2e.test_process import _environment
+from tests.e2e.test_console import start_console
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID
 from tests.fakes.llm_server import ScriptedLLM
 
@@ -74,27 +73,7 @@ async def test_the_console_prints_due_reminders_while_it_waits_and_leaves_discor
             ]
         )
     await database.dispose()
-    env = _environment(
-        {
-            "LLM_MODEL": "openai/test-model",
-            "LLM_API_BASE": llm.api_base,
-            "LLM_API_KEY": "k",
-            "DATABASE_URL": url,
-            "KNOWLEDGE_BASE_DIR": str(tmp_path / "kb"),
-            "LOG_LEVEL": "WARNING",
-        }
-    )
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "console",
-        cwd=tmp_path,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await start_console(llm, url, tmp_path)
     assert process.stdin is not None and process.stdout is not None
     seen: list[str] = []
     try:

@@ -27,21 +27,26 @@ def _environment(extra: dict[str, str]) -> dict[str, str]:
     return child_env(base)
 
 
+async def _run_bot(cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+    """`python -m bot run` as `make run` starts it, with its output piped."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        cwd=cwd,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
 async def test_the_bot_process_answers_a_mention_as_a_reply(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, blank_database_url: str
 ) -> None:
     llm.queue(text("プロセスから返事です"))
     env = _environment(bot_environment(fake, llm, tmp_path, DATABASE_URL=blank_database_url))
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _run_bot(tmp_path, env)
     try:
         await fake.wait_for_gateway_ready(timeout=60)
         sent = await fake.send_user_message(
@@ -81,16 +86,7 @@ async def test_a_model_client_that_cannot_load_stops_the_bot_with_a_sentence(
     broken.mkdir(parents=True)
     (broken / "__init__.py").write_text('raise ImportError("planted: litellm is broken")\n')
     env = _environment(bot_environment(fake, llm, tmp_path, PYTHONPATH=str(broken.parent)))
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _run_bot(tmp_path, env)
     _, stderr_bytes = await asyncio.wait_for(process.communicate(), 120)
     stderr = stderr_bytes.decode()
 
@@ -124,16 +120,7 @@ async def test_a_model_client_that_cannot_load_stops_the_bot_with_a_sentence(
 async def test_bad_settings_exit_2_with_a_sentence_not_a_traceback(
     tmp_path: Path, environment: dict[str, str], sentence: str
 ) -> None:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        cwd=tmp_path,
-        env=_environment(environment),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await _run_bot(tmp_path, _environment(environment))
     stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
 
     assert process.returncode == 2

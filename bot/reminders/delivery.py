@@ -138,14 +138,14 @@ class DeliveryEngine:
                 misfire_grace_time=None,
                 jobstore=self._jobstore,
             )
+        with self._health.tolerated(recovers=False):  # a restart paces on from its last posts
+            self._pacer.resume(await self._ledger.recent_posts(self._clock.now()))
         await self._wake()
 
     async def stop(self, grace_seconds: float = 5.0) -> None:
-        """Remove the jobs and let in-flight sends finish for up to grace_seconds.
-
-        A send cut off here keeps its lease; after it runs out the next start resends with the
-        same nonce, which Discord drops if the first send had gone through.
-        """
+        """Remove the jobs and let in-flight sends finish for up to grace_seconds. A send cut off
+        here keeps its lease; the next start resends it with the same nonce, which Discord drops
+        if the first send had gone through."""
         self._running = False
         for job_id in (self.job_id, f"{self.job_id}.resync"):
             with contextlib.suppress(JobLookupError):

@@ -1,7 +1,6 @@
 """The delivery's bookkeeping in the reminders table: claims, leases, outcomes.
 
-Every write is a conditional UPDATE, so two bot processes on one database never both own a row.
-"""
+Every write is a conditional UPDATE, so two bot processes on one database never both own a row."""
 
 from __future__ import annotations
 
@@ -26,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.claims import Claim, Posted
+from bot.reminders.pacing import CHANNEL_WINDOW_SECONDS
 from bot.reminders.scope import ReminderScope, owned_by
 from bot.shards import ShardPlan
 from bot.storage.base import UTCDateTime
@@ -140,8 +140,7 @@ class DeliveryLedger:
         return int(result.rowcount or 0)  # type: ignore[attr-defined]
 
     async def confirm(self, claim: Claim, now: datetime) -> bool:
-        """Renew the lease right before sending; False if the row was cancelled, edited or
-        taken over meanwhile."""
+        """Renew the lease right before sending; False if cancelled, edited or taken over."""
         return (await self.confirm_many([claim], now))[0]
 
     async def confirm_many(self, claims: Sequence[Claim], now: datetime) -> list[bool]:
@@ -227,6 +226,17 @@ class DeliveryLedger:
             lease_until=None,
             claimed_by=None,
         )
+
+    async def recent_posts(self, now: datetime) -> list[tuple[int, float]]:
+        """(channel, seconds ago) of the posts marked in this scope within a channel window."""
+        since = now - timedelta(seconds=CHANNEL_WINDOW_SECONDS)
+        async with self._reads() as session:
+            rows = await session.execute(
+                select(Reminder.channel_id, Reminder.delivered_at).where(
+                    self._scope, self._owned, Reminder.delivered_at >= since
+                )
+            )
+        return [(channel, (now - at).total_seconds()) for channel, at in rows if at is not None]
 
     async def earliest_wake(self) -> datetime | None:
         """When the next pending row becomes claimable: its due time, or the end of a lease

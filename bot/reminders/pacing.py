@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 CHANNEL_MESSAGES = 5
 CHANNEL_WINDOW_SECONDS = 5.0
@@ -58,6 +58,14 @@ class SendPacer:
         self._monotonic = monotonic
         self._sleep = sleep
         self._lock = asyncio.Lock()
+
+    def resume(self, posts: Iterable[tuple[int, float]]) -> None:
+        """Count earlier posts, (channel, seconds ago), against their channels' windows: Discord
+        still counts a stopped process's last messages, so its successor starts where it was."""
+        now = self._monotonic()
+        for channel_id, ago in sorted(posts, key=lambda post: -post[1]):  # oldest first
+            if 0 <= ago < self._channel_window:
+                self._channel(channel_id).record(now - ago)
 
     async def wait_channel(self, channel_id: int) -> None:
         """Return when channel_id's own window has room (counts nothing): a lane waits here

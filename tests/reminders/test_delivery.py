@@ -235,6 +235,43 @@ async def test_overdue_reminders_are_posted_at_start_flagged_late(
     assert delivery.late_text == "1時間50分遅れ"
 
 
+class SteppingTime:
+    """Monotonic time that moves only when the pacer sleeps, recording each sleep."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+async def test_a_restarted_engine_counts_its_predecessors_last_posts_against_the_channel(
+    make_engine: EngineFactory, file_database: Database, clock: ManualClock, sender: FakeSender
+) -> None:
+    service = service_for(file_database, clock)
+    ids = [await remind(service) for _ in range(6)]
+    elsewhere = await remind(service, channel_id=CHANNEL + 1)
+    clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
+    # The first process posts five in CHANNEL (Discord's limit for 5 s) and stops.
+    assert await make_engine(worker_id="before", max_in_flight=5).run_due() == 5
+    clock.advance(timedelta(seconds=1))
+    time = SteppingTime()
+    restarted = make_engine(
+        worker_id="after", pacer=SendPacer(50, monotonic=time.monotonic, sleep=time.sleep)
+    )
+    await restarted.start()
+    await restarted.drain()
+
+    assert sender.posts_per_reminder() == {reminder_id: 1 for reminder_id in [*ids, elsewhere]}
+    # The sixth waited out CHANNEL's window: 5 s after the posts made 1 s before the restart.
+    assert time.slept == [pytest.approx(4.02)]
+
+
 async def test_a_crash_between_send_and_mark_resends_with_the_same_nonce(
     make_engine: EngineFactory,
     file_database: Database,

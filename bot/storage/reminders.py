@@ -31,6 +31,8 @@ class Reminder(Base):
         Index("ix_reminders_state_lease_until", "state", "lease_until"),
         # Per-user listing and the per-user limit on pending reminders.
         Index("ix_reminders_user_id_state", "user_id", "state"),
+        # A restarted process reads the last seconds' posts to resume its pacing.
+        Index("ix_reminders_delivered_at", "delivered_at"),
         CheckConstraint("state IN ('pending', 'delivered', 'cancelled', 'failed')", name="state"),
     )
 

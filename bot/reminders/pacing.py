@@ -60,12 +60,15 @@ class SendPacer:
         self._lock = asyncio.Lock()
 
     def resume(self, posts: Iterable[tuple[int, float]]) -> None:
-        """Count earlier posts, (channel, seconds ago), against their channels' windows: Discord
-        still counts a stopped process's last messages, so its successor starts where it was."""
+        """Count earlier posts, (channel, seconds ago), against their channels' windows and the
+        bot's, once, before the first send: Discord still counts a stopped process's last
+        messages, so its successor starts where it was."""
         now = self._monotonic()
         for channel_id, ago in sorted(posts, key=lambda post: -post[1]):  # oldest first
             if 0 <= ago < self._channel_window:
                 self._channel(channel_id).record(now - ago)
+            if 0 <= ago < self._global.seconds:
+                self._global.record(now - ago)
 
     async def wait_channel(self, channel_id: int) -> None:
         """Return when channel_id's own window has room (counts nothing): a lane waits here

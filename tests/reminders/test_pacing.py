@@ -6,6 +6,8 @@ import asyncio
 import heapq
 from collections.abc import Awaitable
 
+import pytest
+
 from bot.reminders.pacing import SendPacer
 
 
@@ -95,3 +97,26 @@ async def test_a_process_with_half_the_shards_gets_half_the_budget() -> None:
     await time.run(lanes())
 
     assert most_in_any_window(sent, 1.0) == 25
+
+
+async def test_resumed_posts_count_against_their_channel_and_the_bots_budget() -> None:
+    time = FakeTime()
+    time.now = 100.0
+    pacer = SendPacer(10, monotonic=time.monotonic, sleep=time.sleep)
+    # A stopped process's last posts: five in channel 1 from 4.5 s to 0.5 s ago, eight in channel
+    # 2 within the last second; channel 3's post is too old to count.
+    channel_one = [(1, 4.5 - n) for n in range(5)]
+    channel_two = [(2, 0.9 - n * 0.1) for n in range(8)]
+    pacer.resume([*channel_one, *channel_two, (3, 6.0)])
+    sent: dict[int, float] = {}
+
+    async def post(channel_id: int) -> None:
+        await pacer.wait_channel(channel_id)
+        await pacer.wait_turn(channel_id)
+        sent[channel_id] = time.now
+
+    await time.run(post(1), post(3), post(4))
+
+    assert sent[1] == pytest.approx(100.52)  # 5 s after the oldest of its five
+    # One request left in the bot's second (9 of 10 used): the next waits for the oldest to age.
+    assert sorted(sent[c] for c in (3, 4)) == [100.0, pytest.approx(100.12)]

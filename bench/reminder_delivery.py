@@ -412,8 +412,7 @@ async def stop(bot: Any) -> int | None:
     try:
         code: int = await bot.stop()
     except TimeoutError:
-        bot.process.kill()
-        await bot.process.wait()
+        await bot.kill()
         return None
     return code
 
@@ -429,9 +428,8 @@ async def run_processes(reminders: int, channels: int, processes: int, url: str 
     """The main burst delivered by `processes` bot processes (`python -m bot run`, sharded:
     SHARD_COUNT=processes, one shard each) sharing one database and the fake Discord."""
     logging.basicConfig(level=logging.ERROR)
-    from startup import BotProcess
-
     from tests.e2e.harness import bot_environment
+    from tests.e2e.processes import BotProcess
     from tests.fakes.llm_server import ScriptedLLM, text
     from tests.fakes.netguard import child_env
 
@@ -467,12 +465,12 @@ async def run_processes(reminders: int, channels: int, processes: int, url: str 
                 try:
                     await asyncio.gather(*(bot.start() for bot in bots))
                     try:
-                        await asyncio.wait_for(
-                            asyncio.gather(*(bot.ready.wait() for bot in bots)), START_MARGIN
+                        await asyncio.gather(
+                            *(bot.wait_for_line("Otomo is ready", START_MARGIN) for bot in bots)
                         )
-                    except TimeoutError:
+                    except AssertionError:
                         for bot in bots:
-                            print("\n".join(line[:300] for line in bot.lines[-15:]))
+                            print("\n".join(line[:300] for _, line in bot.lines[-15:]))
                         raise
                     ready = time.perf_counter() - started
                     ahead = (first_due - datetime.now(UTC)).total_seconds()
@@ -491,7 +489,7 @@ async def run_processes(reminders: int, channels: int, processes: int, url: str 
                     await watch_burst(burst, fake, due_by_nonce, 0)
                 finally:
                     codes = [await stop(bot) for bot in bots]
-                lines = [line for bot in bots for line in bot.lines]
+                lines = [line for bot in bots for _, line in bot.lines]
                 if os.environ.get("BENCH_BOT_LOG"):
                     Path(os.environ["BENCH_BOT_LOG"]).write_text("\n".join(lines))  # noqa: ASYNC240
     locked = sum("database is locked" in line for line in lines)

@@ -73,12 +73,17 @@ async def prepare(settings: Settings) -> None:
     _limit_malloc_arenas()
     # The text worker loads the tokenizer while another thread imports litellm.
     tokenizer = asyncio.ensure_future(in_worker(load_tokenizer))
-    await asyncio.to_thread(_load_model_client)
     try:
-        await _warm_async_path(settings)
-    except Exception as exc:  # a model string litellm cannot mock is still a usable model
-        log.debug("model client warm-up call failed: %s", exc)
-    await tokenizer
+        await asyncio.to_thread(_load_model_client)
+        try:
+            await _warm_async_path(settings)
+        except Exception as exc:  # a model string litellm cannot mock is still a usable model
+            log.debug("model client warm-up call failed: %s", exc)
+        await tokenizer
+    finally:
+        # The loading is over: the collector, off since the process started (cli.main), is
+        # back even if the gateway takes long to get ready (reconnects make cyclic garbage).
+        gc.enable()
     log.info("Model client and tokenizer loaded in %.1f s", time.perf_counter() - started)
 
 

@@ -38,6 +38,13 @@ class Batches:
         self.confirms: list[list[int]] = []
         self.marks: list[list[int]] = []
 
+    @classmethod
+    def of(cls, engine: DeliveryEngine) -> Batches:
+        """Batches watching engine's ledger from now on."""
+        batches = cls()
+        batches.watch(engine)
+        return batches
+
     def watch(self, engine: DeliveryEngine) -> None:
         ledger = engine._ledger
         confirm_many, mark_delivered_many = ledger.confirm_many, ledger.mark_delivered_many
@@ -136,8 +143,7 @@ async def test_nothing_is_marked_before_discord_accepted_it_then_the_batch_in_on
     ids = await remind_in(database, clock, channels)
     sender = held_sender(channels)
     engine = make_engine(sender, worker_id="batching")
-    batches = Batches()
-    batches.watch(engine)
+    batches = Batches.of(engine)
     clock.set(DUE)
 
     running = asyncio.create_task(engine.run_due())
@@ -170,8 +176,7 @@ async def test_a_failed_send_in_the_middle_of_a_batch_leaves_only_its_own_row_un
     sender.failures[refused].append(PermanentSendError("403 Forbidden: Missing Access"))
     sender.failures[busy].append(RetryableSendError("503 Service Unavailable", retry_after=2))
     engine = make_engine(sender, worker_id="batching")
-    batches = Batches()
-    batches.watch(engine)
+    batches = Batches.of(engine)
     clock.set(DUE)
 
     running = asyncio.create_task(engine.run_due())
@@ -205,8 +210,7 @@ async def test_a_reminder_cancelled_while_its_batch_waited_is_the_only_one_not_s
     second = await remind_in(database, clock, channels)
     sender = held_sender(channels)
     engine = make_engine(sender, worker_id="batching")
-    batches = Batches()
-    batches.watch(engine)
+    batches = Batches.of(engine)
     clock.set(DUE)
 
     running = asyncio.create_task(engine.run_due())

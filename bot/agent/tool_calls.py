@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.agent import events as ev
-from bot.agent import messages as m
-from bot.agent.approvals import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.approvals.service import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore
 from bot.agent.events import ApprovedBy
-from bot.agent.history import ConversationStore
 from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race
-from bot.agent.tools import (
+from bot.agent.tools.registry import (
     Tool,
     ToolContext,
     ToolOutcome,

@@ -23,11 +23,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.words import extract_words
-from bot.clock import Clock
+from bot.runtime.clock import Clock
+from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
 from bot.storage.outage import health_of
-from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 

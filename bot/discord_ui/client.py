@@ -11,19 +11,19 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.agent.approvals import ApprovalService
+from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent
+from bot.discord_ui.answering.conversation import Conversations, Staff
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
+from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.buttons import ApprovalButton, StopButton
-from bot.discord_ui.card_owner import CardOwner
-from bot.discord_ui.conversation import Conversations, Staff
-from bot.discord_ui.decisions import ApprovalDesk
+from bot.discord_ui.cards.decisions import ApprovalDesk
+from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.failures import tell_failure
-from bot.discord_ui.live import BackgroundTasks, LiveRuns
-from bot.discord_ui.reminder_buttons import ReminderActions, ReminderButton
-from bot.discord_ui.stopping import StopControl
+from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.members.preferences import UserPreferences
 from bot.settings import Settings
 from bot.storage.outage import health_of
-from bot.users import UserPreferences
 
 log = logging.getLogger(__name__)
 

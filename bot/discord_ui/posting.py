@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.chat import Tip
-from bot.discord_ui.send_errors import classify
+from bot.discord_ui.sends import classify
 from bot.weather import DailyWeatherReport
 
 log = logging.getLogger(__name__)

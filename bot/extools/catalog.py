@@ -10,11 +10,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
-from bot.clock import Clock
+from bot.agent.tools.registry import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.registration import Refused, Registration
 from bot.extools.store import ExternalToolStore
+from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
 from bot.storage.outage import health_of
 

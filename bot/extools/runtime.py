@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools import ToolRegistry
-from bot.clock import Clock
+from bot.agent.tools.registry import ToolRegistry
 from bot.extools.catalog import ExternalTools, ToolStatus
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
+from bot.runtime.clock import Clock
 from bot.settings import Settings
 
 if TYPE_CHECKING:

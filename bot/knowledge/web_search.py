@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.agent.tools.registry import Tool, ToolContext, ToolError, tool
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.tools import KnowledgeDeps, knowledge_index

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from bot.knowledge.terms import DocumentAnalysis
-from bot.worker import text_executor
+from bot.knowledge.analysis import DocumentAnalysis
+from bot.runtime.worker import text_executor
 
 log = logging.getLogger(__name__)
 

@@ -8,11 +8,11 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
 from bot.knowledge.worker import run_in_worker
 from bot.notes.candidates import CandidateCache
+from bot.notes.display import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 from bot.notes.search import note_terms, rank_notes
-from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
+from bot.runtime.clock import Clock
 from bot.storage.notes import NOTE_TITLE_CHARS, Note
 
 # A note is something to glance at: it fits one Discord message with its header.

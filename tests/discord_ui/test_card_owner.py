@@ -6,9 +6,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.clock import ManualClock
-from bot.discord_ui.card_owner import CardKey, CardOwner, may_move
-from bot.discord_ui.cards import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.cards.owner import CardKey, CardOwner, may_move
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 
 

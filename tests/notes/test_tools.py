@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.agent.tools import ToolContext, execute
-from bot.clock import ManualClock
+from bot.agent.tools.registry import ToolContext, execute
 from bot.knowledge import KnowledgeIndex, search_knowledge
 from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.knowledge.conftest import KnowledgeOnly
 from tests.notes.conftest import CHANNEL, GUILD, OTHER_GUILD, TARO

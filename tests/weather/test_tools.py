@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.agent.tools import ToolContext, execute, parse_arguments
-from bot.clock import ManualClock
+from bot.agent.tools.registry import ToolContext, execute, parse_arguments
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import create_database
 from bot.weather.prompt import weather_instructions

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 from dice_plugin import plugin as dice  # noqa: E402
 
-from bot.agent.tools.registry import ToolContext, ToolRegistry, execute  # noqa: E402
+from bot.agent.tools import ToolContext, ToolRegistry, execute  # noqa: E402
 from bot.extools.api import ToolsAPI  # noqa: E402
 from bot.extools.catalog import ExternalTools  # noqa: E402
 from bot.extools.mcp import MCPServers  # noqa: E402

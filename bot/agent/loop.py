@@ -20,7 +20,7 @@ from bot.agent.conversation.shared import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
-from bot.agent.tools.registry import ToolContext, ToolRegistry
+from bot.agent.tools import ToolContext, ToolRegistry
 from bot.runtime.clock import Clock
 from bot.settings import Settings
 

@@ -44,6 +44,7 @@ def terminal_delivery(core: Core, announce: Callable[[str], None]) -> DeliveryEn
         printer.notify_owner,
         scope=CONSOLE_REMINDERS,
         job_id="reminders.console",
+        health=core.database.health,
     )
     core.deps.due_times.listen(engine.notify_changed)
     return engine

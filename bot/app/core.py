@@ -14,7 +14,7 @@ from bot.agent.conversation.retention import Retention
 from bot.agent.llm.client import LLMClient
 from bot.agent.llm.models import ModelChoice
 from bot.agent.loop import Agent
-from bot.agent.tools.registry import ToolRegistry
+from bot.agent.tools import ToolRegistry
 from bot.app.features import register_features
 from bot.app.services import Deps, build_deps
 from bot.extools import ExternalToolsRuntime, build_external_tools
@@ -136,7 +136,9 @@ async def build_core(
         deps,
         builder.lifecycle(),
         Retention.from_settings(database.sessions, clock, settings),
-        build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
+        build_external_tools(
+            settings, clock, database.sessions, registry, agent.handlers, database.health
+        ),
         models,
         loop_watch,
         preparing,

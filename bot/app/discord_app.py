@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from typing import Any
 
 from bot.agent.conversation.memory import ConversationMemory
+from bot.agent.llm.usage import usage_by_day
 from bot.app.core import Core, build_core
 from bot.app.features import register_discord_parts
 from bot.app.jobs import schedule_jobs
@@ -23,7 +25,6 @@ from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings
-from bot.storage.outage import health_of
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ class App:
             agent=core.agent,
             approvals=core.approvals,
             preferences=core.preferences,
+            database_health=core.database.health,
             cogs=parts.commands,
             on_ready_hooks=[self.on_ready_once],
             on_connect_hooks=[self.on_connect_once],
@@ -66,12 +68,13 @@ class App:
             # Leases compare instants across processes: on the real clock, use the database's.
             database_time=isinstance(core.clock, SystemClock),
             scope=DISCORD_REMINDERS,
+            health=core.database.health,
         )
         core.deps.due_times.listen(self.reminders.notify_changed)
         schedule_jobs(
             core.scheduler,
             settings,
-            core.database.sessions,
+            core.database,
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
@@ -87,7 +90,7 @@ class App:
             await self.bot.approval_clicks.resume_left_behind()
         except Exception as exc:
             # The approval sweep resumes them once the database is back.
-            if not health_of(self.core.database.engine).noticed(exc):
+            if not self.core.database.health.noticed(exc):
                 raise
 
     async def on_ready_once(self) -> None:
@@ -113,7 +116,7 @@ class App:
                 await self.bot.approval_clicks.expire_overdue_cards()
             except Exception as exc:
                 # The sweep every few seconds expires them once the database is back.
-                if not health_of(self.core.database.engine).noticed(exc):
+                if not self.core.database.health.noticed(exc):
                     raise
         finally:
             self.started.set()
@@ -126,7 +129,7 @@ class App:
         try:
             await self.core.retention.enforce()
         except Exception as exc:
-            if health_of(self.core.database.engine).noticed(exc):
+            if self.core.database.health.noticed(exc):
                 log.info("The retention pass at start waits for the database: it runs at 04:30")
                 return
             log.exception("The retention pass at start failed; it runs again at 04:30")
@@ -156,7 +159,7 @@ def discord_parts(core: Core) -> DiscordBuilder:
         lambda client: MemoryCommands(
             client,
             ConversationMemory(core.database.sessions, core.approvals),
-            core.database.sessions,
+            partial(usage_by_day, core.database.sessions),
             core.preferences,
             core.clock.now,
             settings.history_retention_days,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.app import discord_parts
 from bot.app.services import Deps
 from bot.chat import feature as chat
-from bot.discord_ui import feature_parts as discord_parts
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
 from bot.knowledge import feature as knowledge

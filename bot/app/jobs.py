@@ -6,13 +6,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 
 from apscheduler.schedulers.base import BaseScheduler
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.retention import RETENTION_JOB_ID, Retention, schedule_retention
 from bot.discord_ui.builder import ScheduledPost
 from bot.discord_ui.posting import ChannelPoster
 from bot.runtime.once_per_bot import BotLease, run_once_per_bot
 from bot.settings import Settings
+from bot.storage import Database
 
 # How often overdue approvals are expired; the sweep is what ends an unanswered card.
 APPROVAL_SWEEP_SECONDS = 10
@@ -22,7 +22,7 @@ APPROVAL_SWEEP_JOB_ID = "approvals.sweep"
 def schedule_jobs(
     scheduler: BaseScheduler,
     settings: Settings,
-    sessions: async_sessionmaker[AsyncSession],
+    database: Database,
     *,
     retention: Retention,
     sweep_approvals: Callable[[], Awaitable[object]],
@@ -47,7 +47,7 @@ def schedule_jobs(
     lease = timedelta(seconds=settings.jobs_lease_seconds)
     run_once_per_bot(
         scheduler,
-        BotLease(sessions, holder, ttl=lease),
+        BotLease(database.sessions, holder, ttl=lease, health=database.health),
         due_at_set_times=[*(post.job_id for post in posts), RETENTION_JOB_ID],
         periodic=[APPROVAL_SWEEP_JOB_ID],
         renew_every=lease / 3,

@@ -39,7 +39,7 @@ def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMCli
     sessions = database.sessions
     due_times = DueTimes()
     reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
-    word_pool = WordPool(sessions, clock, settings)
+    word_pool = WordPool(sessions, clock, settings, health=database.health)
 
     async def complete(system: str, user: str) -> str:
         return await llm.complete(

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Protocol
 
 from pydantic import Field
 
-from bot.agent.tools.registry import Tool, ToolContext, tool
+from bot.agent.tools import Tool, ToolContext, tool
 from bot.chat.tips import Tips
 from bot.chat.word_pool import Topic, WordPool
 

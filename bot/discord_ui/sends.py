@@ -1,4 +1,5 @@
-"""The one classifier of failed Discord sends, and the one retry for sends someone waits on."""
+"""Sending to Discord: who a message may ping, the one classifier of failed sends, and the one
+retry for sends someone waits on."""
 
 from __future__ import annotations
 
@@ -81,3 +82,11 @@ async def sent(
             log.info("Send failed (%s); retrying in %.1f s", failure.reason, delay)
             await sleep(min(delay, LIVE_MAX_WAIT_SECONDS))
     raise AssertionError("unreachable")
+
+
+def only(user_id: int) -> discord.AllowedMentions:
+    """Allowed mentions that can ping user_id and nobody else, whatever the text says: never
+    @everyone, @here or a role."""
+    return discord.AllowedMentions(
+        everyone=False, roles=False, replied_user=False, users=[discord.Object(user_id)]
+    )

@@ -7,7 +7,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.agent.tools.registry import ToolError
+from bot.agent.tools import ToolError
 
 # A health probe only asks "is anybody listening there?".
 PROBE_TIMEOUT_SECONDS = 3.0

@@ -16,7 +16,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import REQUEST_TIMEOUT, CallToolResult, TextContent
 
-from bot.agent.tools.registry import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
+from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
 from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
 

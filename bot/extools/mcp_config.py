@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.agent.tools.registry import TOOL_NAME_PATTERN
+from bot.agent.tools import TOOL_NAME_PATTERN
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _NAME_LIMIT = 64

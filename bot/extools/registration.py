@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from bot.agent.tools.registry import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TOOL_NAME_PATTERN
+from bot.agent.tools import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TOOL_NAME_PATTERN
 
 # Names a plugin may not take: MCP tools are named by the bot from its own configuration.
 RESERVED_PREFIX = "mcp."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 
 from bot.agent.runs import Handler
-from bot.agent.tools.registry import Tool, ToolRegistry
+from bot.agent.tools import Tool, ToolRegistry
 from bot.handlers.catalog import HandlerParts, Section, build_handlers
 from bot.settings import Settings
 

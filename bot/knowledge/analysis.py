@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from bot.knowledge.documents import parse_document
+from bot.runtime.worker import text_executor
 from bot.search.bigrams import bigram_counts
-from bot.search.terms import search_terms
+from bot.search.terms import FIELD_WEIGHT, search_terms
+
+log = logging.getLogger(__name__)
 
 # Bump when terms or weights change: cached analyses of another version are re-tokenised.
 ANALYZER_VERSION = 3
-# A term in the file title, a tag or the section's heading path counts as this many mentions.
-FIELD_WEIGHT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +109,28 @@ def analyse_document(text: str, fallback_title: str) -> DocumentAnalysis:
             )
         )
     return DocumentAnalysis(parsed.title, parsed.tags, tuple(sections))
+
+
+# (text, fallback title) → analysis; injectable so tests can count tokenisations.
+Analyser = Callable[[str, str], DocumentAnalysis]
+
+
+async def analyse_in_worker(
+    analyse: Analyser, batch: list[tuple[str, str]]
+) -> list[DocumentAnalysis | None]:
+    """Analyse (path, text) pairs on the worker thread; None for a file that failed."""
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(text_executor(), _analyse_batch, analyse, batch)
+
+
+def _analyse_batch(
+    analyse: Analyser, batch: list[tuple[str, str]]
+) -> list[DocumentAnalysis | None]:
+    results: list[DocumentAnalysis | None] = []
+    for path, text in batch:
+        try:
+            results.append(analyse(text, PurePosixPath(path).stem))
+        except Exception:  # one malformed file must not keep the rest out of the index
+            log.exception("cannot analyse knowledge-base file %s; it is left out", path)
+            results.append(None)
+    return results

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 from bot.knowledge.changes import ChangeAction, ChangeEntry
 from bot.knowledge.editor import KnowledgeFile
 from bot.knowledge.results import RefreshReport
+from bot.text.clip import clip
 
 # A listed title longer than this is cut: the path is what an admin types back.
 TITLE_CHARS = 40
@@ -19,11 +20,6 @@ _ACTIONS = {
     ChangeAction.DELETE: "🗑️ 削除 / deleted",
     ChangeAction.WEB_SEARCH: "🔎 Web検索 / web search",
 }
-
-
-def clip(text: str, limit: int) -> str:
-    """Text cut to at most limit characters, with an ellipsis when cut."""
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
 def format_size(size: int | None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from bot.agent.tools.registry import Tool, ToolContext, ToolError, tool
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.index import KnowledgeIndex
 
 MAX_RESULTS = 10

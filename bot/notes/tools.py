@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from bot.agent.tools.registry import Tool, ToolContext, ToolError, tool
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.notes.display import NoteAuthor, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from bot.agent.tools.registry import Tool, ToolContext, ToolError, tool
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.reminders.errors import ReminderError
 from bot.reminders.repeat import RepeatRule
 from bot.reminders.service import ReminderService

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.storage.engine import database_now
 from bot.storage.leases import BotLeaseRow
-from bot.storage.outage import health_of
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +43,14 @@ class BotLease:
         *,
         ttl: timedelta = TTL,
         name: str = LEASE_NAME,
+        health: DatabaseHealth | None = None,
     ) -> None:
         self._sessions = sessions
         self.holder = holder[:64]
         self._ttl = ttl
         self._name = name
         self.held = False
-        self._health = health_of(sessions)
+        self._health = health or DatabaseHealth()
 
     async def acquire(self) -> bool:
         """Take or renew the lease; True if this process holds it now."""

@@ -7,6 +7,9 @@ import re
 from bot.search.vocabulary import ENGLISH_STOP_WORDS, JAPANESE_STOP_WORDS
 from bot.text.analysis import content_terms, katakana_to_hiragana, normalize
 
+# A term in a title, a tag or a heading counts as this many mentions of it in the body.
+FIELD_WEIGHT = 3
+
 _ASCII = re.compile(r"[a-z0-9][a-z0-9_'+-]*")
 _KATAKANA_RUN = re.compile(r"[ァ-ヺー]{2,}")
 # "DMs", "URLs", "VCs": the plural of an acronym, which the stemmer cannot tell from a word.

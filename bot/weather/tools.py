@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Protocol
 
-from bot.agent.tools.registry import Tool, ToolContext, ToolError, tool
+from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.weather.errors import InvalidDayError, UnknownPlaceError, WeatherUnavailableError
 from bot.weather.forecast import Forecast, day_label_ja
 from bot.weather.service import WeatherService

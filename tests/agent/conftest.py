@@ -14,7 +14,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.llm.client import LLMClient
 from bot.agent.loop import Agent, Handler, PromptInput, RunRequest
-from bot.agent.tools.registry import Tool, ToolContext, ToolError, ToolRegistry, tool
+from bot.agent.tools import Tool, ToolContext, ToolError, ToolRegistry, tool
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import Field
 
-from bot.agent.tools.registry import (
+from bot.agent.tools import (
     Tool,
     ToolContext,
     ToolOutcome,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.agent.llm.client import LLMClient
-from bot.agent.tools.registry import ToolRegistry
+from bot.agent.tools import ToolRegistry
 from bot.app.features import FEATURES, register_features
 from bot.app.services import Deps, build_deps
 from bot.handlers.builder import AppBuilder

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.agent.tools.registry import ToolContext, execute, parse_arguments
+from bot.agent.tools import ToolContext, execute, parse_arguments
 from bot.chat.tools import CHAT_TOOLS
 from bot.chat.word_pool import WordPool
 from bot.runtime.clock import ManualClock

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from bot.agent.tools.registry import ToolContext, ToolRegistry, tool
+from bot.agent.tools import ToolContext, ToolRegistry, tool
 from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools
 from bot.runtime.clock import ManualClock

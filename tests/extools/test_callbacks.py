@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from bot.agent.tools.registry import ToolRegistry, execute
+from bot.agent.tools import ToolRegistry, execute
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.extools.conftest import Rig, make_catalog

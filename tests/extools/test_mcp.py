@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent.tools.registry import ToolRegistry, execute
+from bot.agent.tools import ToolRegistry, execute
 from bot.extools.mcp import MCPServers
 from bot.extools.mcp_config import MCPConfigError, MCPServerConfig, exposed_name, load_mcp_servers
 from tests.extools.conftest import HANDLERS, Rig, eventually

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools.registry import ToolContext
+from bot.agent.tools import ToolContext
 from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.tools import NoteSearch

@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.knowledge import analysis
 from bot.knowledge import index as index_module
 from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
-from bot.knowledge import analysis
 from bot.storage.knowledge import KnowledgeDocument
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools.registry import execute, parse_arguments
+from bot.agent.tools import execute, parse_arguments
 from bot.knowledge import KNOWLEDGE_TOOLS, search_knowledge
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools.registry import ToolContext, execute
+from bot.agent.tools import ToolContext, execute
 from bot.knowledge import search_knowledge, web_tools
 from bot.knowledge import web_search as web_search_module
 from bot.knowledge.changes import ChangeAction, list_changes

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.agent.tools.registry import ToolContext
+from bot.agent.tools import ToolContext
 from bot.notes import Notebook
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.agent.tools.registry import ToolContext, execute
+from bot.agent.tools import ToolContext, execute
 from bot.knowledge import KnowledgeIndex, search_knowledge
 from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
 from bot.runtime.clock import ManualClock

@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from pydantic import Field
 
-from bot.agent.tools.registry import ToolRegistry
+from bot.agent.tools import ToolRegistry
 from bot.extools.api import ToolsAPI
 from bot.plugins import Plugin, ToolFailure, llm_tool
 from bot.runtime.clock import ManualClock

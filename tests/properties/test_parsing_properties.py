@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.agent.tools.registry import ToolContext, parse_arguments, tool
+from bot.agent.tools import ToolContext, parse_arguments, tool
 from bot.discord_ui.buttons import APPROVAL_ACTIONS, ApprovalButton, StopButton
 from bot.discord_ui.reminders.buttons import REMINDER_ACTIONS, ReminderButton
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import bot.storage.reminders  # noqa: F401 - registers the table on Base.metadata
-from bot.agent.tools.registry import ToolContext
+from bot.agent.tools import ToolContext
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 # Friday 2026-11-20, 10:00 in Tokyo; the Monday after is a holiday (勤労感謝の日).

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from bot.agent.tools.registry import Tool, ToolContext, ToolOutcome, execute, parse_arguments
+from bot.agent.tools import Tool, ToolContext, ToolOutcome, execute, parse_arguments
 from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.repeat import following, load_rule
 from bot.reminders.times import local_iso

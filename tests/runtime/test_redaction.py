@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.agent.tools.registry import ToolContext, execute, tool
+from bot.agent.tools import ToolContext, execute, tool
 from bot.app.console import Console
 from bot.runtime.log import setup_logging
 from bot.runtime.redaction import forget_secrets, redact, remember_secrets

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.agent.tools.registry import ToolContext, execute, parse_arguments
+from bot.agent.tools import ToolContext, execute, parse_arguments
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import create_database

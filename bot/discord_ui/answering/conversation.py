@@ -22,7 +22,7 @@ from bot.members.preferences import UserPreferences
 from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
-from bot.storage.outage import health_of
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ class Staff:
     cards: CardOwner
     runs: LiveRuns
     tasks: BackgroundTasks
+    health: DatabaseHealth
 
     def renderer(
         self,
@@ -118,7 +119,7 @@ class Conversations:
             # Logged by the renderer; the channel does not take our messages now.
             run.stop.set()
         except Exception as exc:
-            if health_of(staff.agent.sessions).noticed(exc):
+            if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
                 await reply_plain(message, DATABASE_UNREACHABLE)
                 return

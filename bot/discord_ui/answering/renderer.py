@@ -17,8 +17,7 @@ from bot.discord_ui.answering.splitting import split_message
 from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey, CardOwner
-from bot.discord_ui.mentions import only
-from bot.discord_ui.sends import sent
+from bot.discord_ui.sends import only, sent
 from bot.runtime.send_failures import SendError
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,6 @@ from typing import Any
 
 import discord
 
-from bot.agent.approvals.orphans import left_behind
 from bot.agent.approvals.service import Decision, Status, decode_arguments
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.gate import is_approver
@@ -90,7 +89,7 @@ class ApprovalDesk:
     async def resume_left_behind(self) -> int:
         """Run the approved calls a stopped process never ran (its click was recorded)."""
         staff = self.staff
-        found = await left_behind(staff.approvals, staff.agent.calls, staff.agent.clock.now())
+        found = await staff.agent.calls.left_behind(staff.agent.clock.now())
         for request in found:
             staff.tasks.spawn(
                 self._settle(request, Status.APPROVED, request.decided_by),

@@ -10,6 +10,8 @@ from typing import Any
 
 import discord
 
+from bot.text.clip import clip
+
 ARGUMENT_VALUE_LIMIT = 300
 RESULT_LIMIT = 900
 
@@ -76,7 +78,7 @@ class ToolCard:
         if self.source:
             embed.add_field(
                 name="提供元 / provided by",
-                value=f"`{_clip(self.source, 100)}` (外部ツール / external tool)",
+                value=f"`{clip(self.source, 100)}` (外部ツール / external tool)",
                 inline=False,
             )
         if self.arguments:
@@ -91,14 +93,10 @@ class ToolCard:
         if self.state in (CardState.DONE, CardState.FAILED) and self.result is not None:
             embed.add_field(name="結果 / result", value=summarize_result(self.result), inline=False)
         if self.detail:
-            embed.add_field(name="理由 / reason", value=_clip(self.detail, 500), inline=False)
+            embed.add_field(name="理由 / reason", value=clip(self.detail, 500), inline=False)
         if self.decided_by:
             embed.set_footer(text=f"decided by user {self.decided_by}")
         return embed
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:
@@ -106,8 +104,8 @@ def format_arguments(arguments: dict[str, Any]) -> str:
     lines = []
     for key, value in arguments.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"**{key}**: {_clip(str(shown), ARGUMENT_VALUE_LIMIT)}")
-    return _clip("\n".join(lines), 1024)
+        lines.append(f"**{key}**: {clip(str(shown), ARGUMENT_VALUE_LIMIT)}")
+    return clip("\n".join(lines), 1024)
 
 
 def summarize_result(result: Any) -> str:
@@ -118,15 +116,15 @@ def summarize_result(result: Any) -> str:
         text = result["summary"]
     elif isinstance(result, dict):
         text = "\n".join(
-            f"**{k}**: {_clip(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), 200)}"
+            f"**{k}**: {clip(v if isinstance(v, str) else json.dumps(v, ensure_ascii=False), 200)}"
             for k, v in list(result.items())[:8]
         )
     elif isinstance(result, list):
         text = f"{len(result)} items" + (
-            ": " + ", ".join(_clip(json.dumps(x, ensure_ascii=False), 80) for x in result[:3])
+            ": " + ", ".join(clip(json.dumps(x, ensure_ascii=False), 80) for x in result[:3])
             if result
             else ""
         )
     else:
         text = json.dumps(result, ensure_ascii=False, default=str)
-    return _clip(text, min(RESULT_LIMIT, 1024))
+    return clip(text, min(RESULT_LIMIT, 1024))

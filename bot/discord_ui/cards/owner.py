@@ -17,16 +17,13 @@ from functools import partial
 from typing import Any
 
 import discord
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent.card_places import CardPlace, CardPlaces
 from bot.discord_ui.buttons import approval_view, stop_view
 from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
 from bot.discord_ui.sends import sent
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import SendError
-from bot.storage.agent import ToolCardMessage
 
 log = logging.getLogger(__name__)
 
@@ -68,11 +65,11 @@ class CardOwner:
     def __init__(
         self,
         channel: Callable[[int], discord.PartialMessageable],
-        sessions: async_sessionmaker[AsyncSession],
+        places: CardPlaces,
         clock: Clock,
     ) -> None:
         self._channel = channel
-        self._sessions = sessions
+        self._places = places
         self._clock = clock
         self._cards: OrderedDict[CardKey, _Card] = OrderedDict()
 
@@ -86,20 +83,8 @@ class CardOwner:
     ) -> None:
         """Take charge of a card just posted, and remember its message for other processes."""
         self._remember(key, _Card(card, message, stop_run, shown=_look(card, stop_run)))
-        try:
-            async with self._sessions() as session, session.begin():
-                session.add(
-                    ToolCardMessage(
-                        conversation_key=key.conversation_key,
-                        call_id=key.call_id,
-                        tool_name=card.name,
-                        channel_id=message.channel.id,
-                        message_id=message.id,
-                        created_at=self._clock.now(),
-                    )
-                )
-        except IntegrityError:
-            log.info("Card of call %s was already recorded", key.call_id)
+        place = CardPlace(card.name, message.channel.id, message.id)
+        await self._places.record(key.conversation_key, key.call_id, place, self._clock.now())
 
     def state(self, key: CardKey) -> CardState | None:
         """The card's state as this process last set it (None when it holds no such card)."""
@@ -178,17 +163,11 @@ class CardOwner:
         if entry is not None:
             self._cards.move_to_end(key)
             return entry
-        async with self._sessions() as session:
-            row = await session.scalar(
-                select(ToolCardMessage).where(
-                    ToolCardMessage.conversation_key == key.conversation_key,
-                    ToolCardMessage.call_id == key.call_id,
-                )
-            )
-        where = (row.channel_id, row.message_id) if row is not None else fallback
+        place = await self._places.find(key.conversation_key, key.call_id)
+        where = (place.channel_id, place.message_id) if place is not None else fallback
         if where is None:
             return None
-        name = row.tool_name if row is not None else (base.name if base else "tool")
+        name = place.tool_name if place is not None else (base.name if base else "tool")
         # Shown by another process (or before a restart): what it shows now is unknown here.
         card = replace(base, state=CardState.PREPARING) if base else ToolCard(name=name)
         message = self._channel(where[0]).get_partial_message(where[1])

@@ -7,7 +7,7 @@ from typing import TypeVar
 
 from discord import app_commands
 
-from bot.knowledge.display import clip
+from bot.text.clip import clip
 
 # Discord: at most 25 choices, each name (and a text value) at most 100 characters.
 CHOICES = 25

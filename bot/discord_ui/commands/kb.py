@@ -37,7 +37,6 @@ from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge import may_edit as may_edit_knowledge
 from bot.knowledge.display import (
-    clip,
     describe_change,
     describe_file,
     describe_refresh,
@@ -45,6 +44,7 @@ from bot.knowledge.display import (
 )
 from bot.members.preferences import UserPreferences
 from bot.settings import Settings
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ import discord
 from bot.discord_ui.commands.confirmation import Delete
 from bot.discord_ui.commands.private_replies import say
 from bot.knowledge import Editor, KnowledgeEditError, KnowledgeEditor
-from bot.knowledge.display import clip
 from bot.knowledge.editor import FileContent
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 

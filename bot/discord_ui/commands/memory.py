@@ -6,21 +6,21 @@ They join the `/otomo` group of the core commands. Every answer is ephemeral and
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, tzinfo
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
 
 import discord
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.memory import ConversationMemory, MemoryReport
-from bot.agent.llm.usage import UsageReport, usage_by_day
+from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
-from bot.knowledge.display import clip
 from bot.members.preferences import UserPreferences
+from bot.text.clip import clip
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -38,6 +38,9 @@ USAGE_REFUSAL = (
     "利用状況を見られるのは「サーバー管理」権限を持つ管理者だけです。/ Only admins (Manage "
     "Server) can see the usage."
 )
+
+# The model's use per local day over the last days (the composition root binds the database).
+UsageSource = Callable[[datetime, int, ZoneInfo], Awaitable[UsageReport]]
 
 
 def _time(value: datetime | None, tz: tzinfo) -> str:
@@ -103,14 +106,14 @@ class MemoryCommands(commands.Cog):
         self,
         bot: OtomoBot,
         memory: ConversationMemory,
-        sessions: async_sessionmaker[AsyncSession],
+        usage: UsageSource,
         preferences: UserPreferences,
         now: Callable[[], datetime],
         retention_days: int,
     ) -> None:
         self.bot = bot
         self.memory = memory
-        self.sessions = sessions
+        self.usage_source = usage
         self.preferences = preferences
         self.now = now
         self.retention_days = retention_days
@@ -197,5 +200,5 @@ class MemoryCommands(commands.Cog):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await self.preferences.timezone(interaction.user.id)
-        report = await usage_by_day(self.sessions, self.now(), days, tz)
+        report = await self.usage_source(self.now(), days, tz)
         await say(interaction, describe_usage(report, tz))

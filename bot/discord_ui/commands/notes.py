@@ -16,9 +16,9 @@ from discord.ext import commands
 from bot.discord_ui.commands.choices import CHOICES, suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
-from bot.knowledge.display import clip
 from bot.members.preferences import UserPreferences
 from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 

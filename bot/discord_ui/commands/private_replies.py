@@ -7,7 +7,7 @@ from typing import Any
 
 import discord
 
-from bot.knowledge.display import clip
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 

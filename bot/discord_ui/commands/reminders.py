@@ -21,6 +21,7 @@ from bot.reminders.errors import (
 )
 from bot.reminders.service import MAX_LISTED, ReminderService
 from bot.reminders.times import local_text
+from bot.text.clip import clip
 
 # Discord allows at most 25 options in a select menu and 25 autocomplete choices.
 SELECT_LIMIT = 25
@@ -31,14 +32,10 @@ LINE_CONTENT_CHARS = 60
 LIST_COLOUR = discord.Colour.from_rgb(255, 170, 60)
 
 
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def reminder_line(view: ReminderView, now: datetime) -> str:
     """`#12 12月1日(火) 09:00 「歯医者」 🔁 毎日 09:00`: one reminder for people."""
-    line = f"`#{view.id}` {view.when_text(now)} 「{_clip(view.content, LINE_CONTENT_CHARS)}」"
+    content = clip(view.content, LINE_CONTENT_CHARS, flatten=True)
+    line = f"`#{view.id}` {view.when_text(now)} 「{content}」"
     return f"{line} 🔁 {view.repeat_text}" if view.repeat_text else line
 
 
@@ -159,8 +156,8 @@ class ReminderCommands(commands.Cog):
         embed.set_footer(text=footer)
         options = [
             discord.SelectOption(
-                label=_clip(f"#{v.id} {v.when_text(now)}", OPTION_CHARS),
-                description=_clip(v.content, OPTION_CHARS),
+                label=clip(f"#{v.id} {v.when_text(now)}", OPTION_CHARS, flatten=True),
+                description=clip(v.content, OPTION_CHARS, flatten=True),
                 value=str(v.id),
             )
             for v in views[:SELECT_LIMIT]
@@ -198,7 +195,8 @@ class ReminderCommands(commands.Cog):
         now = self.now()
         return [
             app_commands.Choice(
-                name=_clip(f"#{v.id} {v.when_text(now)} {v.content}", OPTION_CHARS), value=v.id
+                name=clip(f"#{v.id} {v.when_text(now)} {v.content}", OPTION_CHARS, flatten=True),
+                value=v.id,
             )
             for v in views
             if typed in str(v.id) or typed.lower() in v.content.lower()
@@ -211,7 +209,7 @@ class ReminderCommands(commands.Cog):
         try:
             zone = await self.preferences.set_timezone(interaction.user.id, name)
         except UnknownTimezone:
-            shown = _clip(name, 64)
+            shown = clip(name, 64, flatten=True)
             await interaction.response.send_message(
                 f"⚠️ 「{shown}」というタイムゾーンは見つかりません。Asia/Tokyo のような名前を"
                 "候補から選んでください。/ I don't know the time zone "

@@ -7,6 +7,7 @@ from typing import Any
 import discord
 
 from bot.extools import ExternalToolsRuntime, ToolStatus
+from bot.text.clip import clip
 
 # Discord allows 25 options in a select menu and 4,096 characters in an embed description.
 SELECT_LIMIT = 25
@@ -41,7 +42,7 @@ def listing(statuses: list[ToolStatus]) -> str:
         for s in statuses
     ]
     text = "\n\n".join(blocks)
-    return text if len(text) <= DESCRIPTION_LIMIT else text[: DESCRIPTION_LIMIT - 1] + "…"
+    return clip(text, DESCRIPTION_LIMIT)
 
 
 def listing_embed(statuses: list[ToolStatus]) -> discord.Embed:

@@ -7,12 +7,12 @@ from datetime import timedelta
 
 import discord
 
-from bot.discord_ui.mentions import only
 from bot.discord_ui.reminders.buttons import reminder_view
-from bot.discord_ui.sends import classify
+from bot.discord_ui.sends import classify, only
 from bot.reminders.delivery.sender import ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text
 from bot.runtime.send_failures import RetryableSendError
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 
@@ -30,14 +30,9 @@ def english_duration(delta: timedelta) -> str:
     return duration_text(delta, ENGLISH_UNITS)
 
 
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def reminder_content(delivery: ReminderDelivery) -> str:
     """The message text: the mention (the only ping) and a one-line preview."""
-    return f"<@{delivery.user_id}> ⏰ {_clip(delivery.content, PREVIEW_CHARS)}"
+    return f"<@{delivery.user_id}> ⏰ {clip(delivery.content, PREVIEW_CHARS, flatten=True)}"
 
 
 def reminder_embed(delivery: ReminderDelivery) -> discord.Embed:
@@ -101,7 +96,7 @@ class DiscordReminderSender:
 
     async def notify_owner(self, delivery: ReminderDelivery, reason: str) -> None:
         """Tell the requester by DM that a reminder could not be delivered, and what to do."""
-        quoted = _clip(delivery.content, DM_QUOTE_CHARS)
+        quoted = clip(delivery.content, DM_QUOTE_CHARS, flatten=True)
         text = (
             f"⚠️ リマインド「{quoted}」（#{delivery.reminder_id}、{delivery.due_text}）を "
             f"<#{delivery.channel_id}> に投稿できませんでした（{reason}）。"

@@ -29,7 +29,7 @@ from bot.reminders.delivery.scope import ReminderScope
 from bot.reminders.delivery.sender import OwnerFailureNotifier, ReminderSender
 from bot.runtime.clock import Clock
 from bot.runtime.shards import ShardPlan
-from bot.storage.outage import health_of
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,7 @@ class DeliveryEngine:
         database_time: bool = False,
         pacer: SendPacer | None = None,
         scope: ReminderScope | None = None,
+        health: DatabaseHealth | None = None,
     ) -> None:
         shards = shards or ShardPlan()
         self.job_id = job_id
@@ -113,7 +114,8 @@ class DeliveryEngine:
         self._armed_at: datetime | None = None
         self._hint: datetime | None = None
         self._running = False
-        self._health = health_of(sessions)  # an outage is retried and said once, not per row
+        # An outage is retried and said once, not per row.
+        self._health = health or DatabaseHealth()
 
     @property
     def armed_at(self) -> datetime | None:

@@ -1,4 +1,4 @@
-"""Each feature's Discord part: its slash commands, buttons, message hooks and scheduled posts."""
+"""Each feature's Discord part (composition): its slash commands, buttons, message hooks, posts."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
-RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated"]
+RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome"]
 
 # What the model reads for each way a tool call can end without a result.
 REJECTION_TEXT: dict[RejectionReason, str] = {
@@ -18,6 +18,9 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "timed_out": "Nobody approved this tool call in time, so it did not run.",
     "interrupted": "The tool call was interrupted by the user before it finished.",
     "invalidated": "This tool call was cancelled because the conversation moved on.",
+    "unknown_outcome": "This tool call started, but the bot stopped before it finished, so its "
+    "outcome is unknown: it may or may not have taken effect. Tell the user, and check before "
+    "doing it again.",
 }
 
 

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
 from bot.runtime.clock import Clock
-from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.runtime.send_failures import post_scheduled
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
@@ -201,17 +201,12 @@ class Tips:
         if not tip.text:
             log.warning("tips: the model returned an empty tip for %r", tip.topic)
             return None
-        try:
-            await post(tip)
-        except RetryableSendError as exc:
-            log.warning("tips: not posted (Discord may recover by the next run): %s", exc)
-            return None
-        except PermanentSendError as exc:
-            log.error(
-                "tips: not posted: %s. Check TIPS_CHANNEL_ID and that the bot may send "
-                "messages in that channel.",
-                exc,
-            )
+        posted = await post_scheduled(
+            "tips:",
+            lambda: post(tip),
+            "Check TIPS_CHANNEL_ID and that the bot may send messages in that channel.",
+        )
+        if not posted:
             return None
         await self.remember(tip, self._settings.tips_channel_id)
         return tip

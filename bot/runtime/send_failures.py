@@ -8,7 +8,11 @@ to import discord.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
+
+log = logging.getLogger(__name__)
 
 
 class SendError(Exception):
@@ -33,3 +37,21 @@ class PermanentSendError(SendError):
     """It will not pass by retrying: no access (403), channel gone (404), cannot send here."""
 
     retryable = False
+
+
+async def post_scheduled(what: str, post: Callable[[], Awaitable[object]], fix: str) -> bool:
+    """Post one scheduled message (the daily weather, a tip); True when it went out.
+
+    The one failure path of every scheduled post: a failure that may pass is a warning and
+    the next run tries again; a refusal is an error naming what the operator should fix.
+    Nothing is raised, so a job never stops the scheduler.
+    """
+    try:
+        await post()
+    except RetryableSendError as exc:
+        log.warning("%s not posted (Discord may recover by the next run): %s", what, exc)
+        return False
+    except PermanentSendError as exc:
+        log.error("%s not posted: %s. %s", what, exc, fix)
+        return False
+    return True

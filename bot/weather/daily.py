@@ -12,7 +12,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from bot.runtime.clock import Clock
-from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.runtime.send_failures import post_scheduled
 from bot.settings import Settings
 from bot.weather.errors import WeatherError
 from bot.weather.forecast import Forecast, day_label_ja
@@ -105,19 +105,13 @@ class DailyWeatherJob:
         except WeatherError as exc:
             log.warning("daily weather skipped: %s", getattr(exc, "detail", exc))
             return None
-        try:
-            await self._post(report)
-        except RetryableSendError as exc:
-            log.warning("daily weather not posted (Discord may recover by tomorrow): %s", exc)
-            return None
-        except PermanentSendError as exc:
-            log.error(
-                "daily weather not posted: %s. Check WEATHER_NOTIFY_CHANNEL_ID and that the bot "
-                "may send messages and embeds in that channel.",
-                exc,
-            )
-            return None
-        return report
+        posted = await post_scheduled(
+            "daily weather",
+            lambda: self._post(report),
+            "Check WEATHER_NOTIFY_CHANNEL_ID and that the bot may send messages and embeds in "
+            "that channel.",
+        )
+        return report if posted else None
 
 
 def _half_configured(settings: Settings) -> str | None:

@@ -1,0 +1,88 @@
+"""Checks of the files and ports a start needs, made before the gateway connects.
+
+Each raises StartupFailure with the sentence an operator acts on; `doctor` runs the same ones.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+
+from bot.extools.mcp_config import MCPConfigError, MCPServerConfig, load_mcp_servers
+from bot.settings import Settings
+from bot.startup.failures import ExitCode, StartupFailure
+
+
+def check_knowledge_base(settings: Settings) -> Path:
+    """The knowledge-base folder, which must exist (a typo would leave the bot knowing nothing)."""
+    folder = settings.knowledge_base_dir
+    shown = f"KNOWLEDGE_BASE_DIR {str(folder)!r}"
+    if folder.is_file():
+        raise StartupFailure(
+            ExitCode.KNOWLEDGE_BASE,
+            f"{shown} is a file, not a folder: point it at the folder of markdown files",
+        )
+    if not folder.is_dir():
+        raise StartupFailure(
+            ExitCode.KNOWLEDGE_BASE,
+            f"{shown} does not exist (looked in {Path.cwd()}): create the folder "
+            "(mkdir -p it) or fix the path in .env",
+        )
+    return folder
+
+
+def check_mcp_servers(settings: Settings, handler_names: Iterable[str]) -> list[MCPServerConfig]:
+    """The MCP servers file, readable and well-formed, each stdio command installed."""
+    if settings.mcp_servers_file is None:
+        return []
+    try:
+        servers = load_mcp_servers(settings.mcp_servers_file, frozenset(handler_names))
+    except MCPConfigError as exc:
+        raise StartupFailure(ExitCode.MCP_FILE, str(exc)) from None
+    for server in servers:
+        if server.command is not None and not _runnable(server.command, server.cwd):
+            raise StartupFailure(
+                ExitCode.MCP_FILE,
+                f"MCP server {server.name!r} in {str(settings.mcp_servers_file)!r} runs "
+                f"{server.command!r}, which is not installed or not on PATH: install it, or "
+                'give its full path, or set "disabled": true',
+            )
+    return servers
+
+
+def _runnable(command: str, cwd: str | None) -> bool:
+    if os.sep in command:
+        path = Path(cwd or ".") / command if not Path(command).is_absolute() else Path(command)
+        return path.is_file() and os.access(path, os.X_OK)
+    return shutil.which(command) is not None
+
+
+def check_port_free(host: str, port: int, setting: str, code: ExitCode) -> None:
+    """StartupFailure when another process already listens on host:port."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # The same option aiohttp sets: a port in TIME_WAIT after a restart is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise StartupFailure(
+                code,
+                f"{setting} {port} on {host} is taken by another process "
+                f"({exc.strerror or exc}): choose a free port, or stop the other process "
+                "(is another Otomo still running?)",
+            ) from None
+
+
+def check_ports(settings: Settings) -> None:
+    """The tools API's and the health server's ports, when configured, are free."""
+    if settings.tools_api_port is not None:
+        check_port_free(
+            settings.tools_api_host,
+            settings.tools_api_port,
+            "TOOLS_API_PORT",
+            ExitCode.TOOLS_API_PORT,
+        )

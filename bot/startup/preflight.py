@@ -28,8 +28,8 @@ def check_knowledge_base(settings: Settings) -> Path:
     if not folder.is_dir():
         raise StartupFailure(
             ExitCode.KNOWLEDGE_BASE,
-            f"{shown} does not exist (looked in {Path.cwd()}): create the folder "
-            "(mkdir -p it) or fix the path in .env",
+            f"{shown} does not exist{'' if folder.is_absolute() else f' in {Path.cwd()}'}: "
+            "create the folder or fix the path in .env",
         )
     return folder
 

@@ -1,4 +1,4 @@
-"""The invite link an operator opens to add the bot to a server, with the permissions it uses."""
+"""The application as an operator sets it up: the invite link and the privileged intents."""
 
 from __future__ import annotations
 
@@ -24,3 +24,18 @@ def bot_permissions() -> discord.Permissions:
 def invite_url(application_id: int) -> str:
     """The OAuth2 URL that adds the application's bot with the permissions above."""
     return discord.utils.oauth_url(application_id, permissions=bot_permissions(), scopes=SCOPES)
+
+
+# Application flags (GET /applications/@me): either bit means the toggle is on in the portal.
+_MESSAGE_CONTENT = (1 << 18) | (1 << 19)
+_GUILD_MEMBERS = (1 << 14) | (1 << 15)
+
+
+def missing_intents(flags: int) -> list[str]:
+    """The privileged-intent toggles Otomo needs that are off, by their name in the portal."""
+    missing = []
+    if not flags & _MESSAGE_CONTENT:
+        missing.append("Message Content Intent")
+    if not flags & _GUILD_MEMBERS:
+        missing.append("Server Members Intent")
+    return missing

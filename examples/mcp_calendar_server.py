@@ -25,7 +25,9 @@ def _today(timezone: str) -> date:
     try:
         return datetime.now(ZoneInfo(timezone)).date()
     except (ZoneInfoNotFoundError, ValueError):
-        raise ToolError(f"{timezone!r} is not a time zone: use an IANA name such as Asia/Tokyo") from None
+        raise ToolError(
+            f"{timezone!r} is not a time zone: use an IANA name such as Asia/Tokyo"
+        ) from None
 
 
 def _parse(day: str) -> date:

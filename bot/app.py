@@ -5,31 +5,41 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from bot.agent.memory import ConversationMemory
+from bot.agent.model_check import ModelProblem, ask_model, check_configuration
 from bot.app_jobs import schedule_jobs
 from bot.clock import Clock, SystemClock
 from bot.core import Core, build_core
+from bot.discord_ui.application import missing_intents
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
+from bot.discord_ui.command_sync import CommandSync
 from bot.discord_ui.commands import CoreCommands
 from bot.discord_ui.memory_commands import MemoryCommands
 from bot.discord_ui.model_commands import ModelCommands
+from bot.discord_ui.operations import (
+    GatewayWatch,
+    MeteredReminders,
+    gateway_check,
+    rate_limit_trace,
+)
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders import DiscordReminderSender
 from bot.features import register_discord_parts
+from bot.health.server import HealthServer, PortTaken
+from bot.health.status import Check, HealthChecks, model_check
 from bot.reminders.delivery import DeliveryEngine
 from bot.reminders.scope import DISCORD_REMINDERS
 from bot.settings import Settings
 from bot.signals import stop_on_signals
+from bot.startup.failures import ExitCode, StartupFailure, database_failure, discord_failure
+from bot.startup.preflight import preflight
 from bot.storage.outage import health_of
 
 log = logging.getLogger(__name__)
-
-
-class StartupFailed(RuntimeError):
-    """Start-up work the bot cannot serve without (the model client) failed after connecting."""
 
 
 class App:
@@ -39,8 +49,15 @@ class App:
         self.core = core
         self.started = asyncio.Event()
         # Set when ready could not be reached; run_bot raises it once the client has closed.
-        self.startup_failure: StartupFailed | None = None
+        self.startup_failure: StartupFailure | None = None
+        # The model check, running while the gateway connects (see check_model).
+        self.model_checked: asyncio.Future[None] | None = None
+        self._closing: asyncio.Future[None] | None = None
         settings = core.settings
+        metrics = core.metrics
+        # One process syncs slash commands: the one running shard 0 (the only one, usually).
+        syncs = 0 in settings.shard_plan.ids
+        client_options.setdefault("http_trace", rate_limit_trace(metrics))
         self.bot = OtomoBot(
             settings=settings,
             agent=core.agent,
@@ -51,10 +68,16 @@ class App:
             on_connect_hooks=[self.on_connect_once],
             message_hooks=parts.message_hooks,
             reminder_actions=parts.reminder_actions,
+            metrics=metrics,
+            command_sync=(
+                CommandSync(core.database.sessions, core.clock.now, settings.dev_guild_id)
+                if syncs
+                else None
+            ),
             **client_options,
         )
-        sender = DiscordReminderSender(self.bot)
         shards = settings.shard_plan
+        sender = MeteredReminders(DiscordReminderSender(self.bot), metrics, shards, core.clock)
         self.reminders = DeliveryEngine(
             core.database.sessions,
             core.clock,
@@ -78,6 +101,72 @@ class App:
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
         )
+        self.checks = HealthChecks(metrics)
+        database = health_of(core.database.engine)
+        self.checks.add("gateway", lambda: gateway_check(self.bot))
+        self.checks.add(
+            "database",
+            lambda: Check(False, "unreachable") if database.down else Check(True, "reachable"),
+        )
+        self.checks.add("model", model_check(metrics))
+        self.checks.add(
+            "scheduler",
+            lambda: (
+                Check(True, "running") if core.scheduler.running else Check(False, "not running")
+            ),
+        )
+        self.watch = GatewayWatch(self.bot, self.checks, metrics)
+        self.health_server = (
+            HealthServer(
+                self.checks,
+                metrics,
+                settings.health_host,
+                settings.health_port,
+                refreshers=[self._refresh_gauges],
+            )
+            if settings.health_port is not None
+            else None
+        )
+
+    async def _refresh_gauges(self) -> None:
+        """The gauges read at each scrape: reminders due now, the knowledge base's size."""
+        metrics = self.core.metrics
+        index = self.core.deps.knowledge
+        last = index.last_load
+        metrics.knowledge_size(
+            len(index.paths()), index.section_count(), last.seconds if last else None
+        )
+        metrics.reminders_due.set(await self.reminders.due_now())
+
+    def check_model(self) -> None:
+        """Check the model while the gateway connects; one that cannot answer stops the start."""
+        settings = self.core.settings
+
+        async def check() -> None:
+            await asyncio.to_thread(check_configuration, settings)
+            if settings.llm_check_on_start:
+                answered = await ask_model(settings)
+                self.core.metrics.model_call(
+                    answered.model, "check", answered.seconds, error_kind=None
+                )
+                log.info("The model %s answered in %.1f s", answered.model, answered.seconds)
+
+        def done(future: asyncio.Future[None]) -> None:
+            if future.cancelled() or future.exception() is None:
+                return
+            problem = future.exception()
+            if isinstance(problem, ModelProblem):
+                code = ExitCode.MODEL_UNREACHABLE if problem.unreachable else ExitCode.MODEL_CONFIG
+                self.fail(StartupFailure(code, problem.sentence))
+
+        self.model_checked = asyncio.ensure_future(check())
+        self.model_checked.add_done_callback(done)
+
+    def fail(self, failure: StartupFailure) -> None:
+        """Stop the start: close the client; run_bot raises the failure once it has closed."""
+        if self.startup_failure is None:
+            self.startup_failure = failure
+            self._closing = asyncio.ensure_future(self.bot.close())
 
     async def on_connect_once(self) -> None:
         """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
@@ -100,12 +189,18 @@ class App:
             await self.core.warmed()
         except Exception as exc:
             # Without its model client the bot could answer no one: stop, and say why.
-            self.startup_failure = StartupFailed(
-                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}"
+            failure = StartupFailure(
+                ExitCode.MODEL_CLIENT,
+                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}",
             )
-            self.startup_failure.__cause__ = exc
-            await self.bot.close()
+            failure.__cause__ = exc
+            self.fail(failure)
             return
+        if self.model_checked is not None:
+            try:
+                await self.model_checked
+            except Exception:
+                return  # said by check_model's callback, which stops the start
         try:
             await self.core.extools.start()
             await self._enforce_retention()
@@ -119,6 +214,7 @@ class App:
             self.started.set()
             if self.core.loop_watch is not None:
                 self.core.loop_watch.arm()
+            self.watch.start()
             log.info("Otomo is ready")
 
     async def _enforce_retention(self) -> None:
@@ -132,8 +228,13 @@ class App:
             log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:
-        """Stop deliveries, then the core."""
+        """Stop deliveries, the health port, then the core."""
+        await self.watch.stop()
+        if self.model_checked is not None and not self.model_checked.done():
+            self.model_checked.cancel()
         await self.reminders.stop()
+        if self.health_server is not None:
+            await self.health_server.stop()
         await self.core.close()
 
 
@@ -175,18 +276,66 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
 
 
 async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:
-    """Start everything and serve Discord until the process is told to stop."""
+    """Start everything and serve Discord until the process is told to stop.
+
+    Every failure before ready is a StartupFailure with a sentence and an exit code.
+    """
     token = settings.require_discord_token()
-    app = await build_app(settings)
-    app.core.features.start()
-    app.core.scheduler.start()
-    stop = stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
+    await preflight(settings)
     try:
+        app = await build_app(settings)
+    except Exception as exc:
+        failure = database_failure(exc, settings.database_url)
+        if failure is None:
+            raise
+        raise failure from exc
+    stop: Callable[[], None] = _nothing
+    try:
+        app.check_model()
+        if app.health_server is not None:
+            try:
+                await app.health_server.start()
+            except PortTaken as exc:
+                raise StartupFailure(ExitCode.HEALTH_PORT, str(exc.strerror)) from exc
+        app.core.features.start()
+        app.core.scheduler.start()
+        if install_signal_handlers:
+            stop = stop_on_signals(app.bot.close)
         async with app.bot:
-            await app.bot.start(token)
+            try:
+                await app.bot.start(token)
+            except Exception as exc:
+                if app.startup_failure is not None:
+                    raise app.startup_failure from exc
+                failure = discord_failure(exc, await _intents_hint(exc, settings, token))
+                if failure is None:
+                    raise
+                raise failure from exc
         if app.startup_failure is not None:
             raise app.startup_failure
     finally:
         stop()
         await app.close()
         log.info("Otomo stopped")
+
+
+def _nothing() -> None:
+    """No signal handlers to remove."""
+
+
+async def _intents_hint(exc: Exception, settings: Settings, token: str) -> str | None:
+    """Which privileged-intent toggles are off, read from the application's flags."""
+    import discord
+
+    if not isinstance(exc, discord.PrivilegedIntentsRequired):
+        return None
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    try:
+        await http.static_login(token)
+        app_info: Any = await http.application_info()
+        missing = missing_intents(int(app_info.get("flags") or 0))
+    except Exception:
+        return None
+    finally:
+        await http.close()
+    return " and ".join(missing) or None

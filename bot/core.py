@@ -20,6 +20,7 @@ from bot.clock import Clock, SystemClock
 from bot.deps import Deps, build_deps
 from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.features import register_features
+from bot.health.metrics import Metrics
 from bot.loop_watch import SlowStepWatch, watch_event_loop
 from bot.redaction import remember_secrets
 from bot.settings import Settings
@@ -48,6 +49,7 @@ class Core:
     retention: Retention
     extools: ExternalToolsRuntime
     models: ModelChoice
+    metrics: Metrics
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -98,8 +100,11 @@ async def build_core(
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
+    metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
-    llm = LLMClient(settings, database.sessions, clock, model_source=models.current)
+    llm = LLMClient(
+        settings, database.sessions, clock, model_source=models.current, metrics=metrics
+    )
     deps = build_deps(settings, clock, database, llm)
     builder = AppBuilder(settings, registry)
     register_features(builder, deps)
@@ -108,6 +113,7 @@ async def build_core(
         clock,
         settings.approval_timeout_seconds,
         frozenset(settings.auto_approve_tools),
+        metrics=metrics,
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
     agent = Agent(
@@ -138,6 +144,7 @@ async def build_core(
         Retention.from_settings(database.sessions, clock, settings),
         build_external_tools(settings, clock, database.sessions, registry, agent.handlers),
         models,
+        metrics,
         loop_watch,
         preparing,
     )

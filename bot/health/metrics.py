@@ -130,8 +130,10 @@ class Metrics:
         self.knowledge_files = Gauge(
             "otomo_knowledge_files", "Files in the knowledge-base index", registry=r
         )
-        self.knowledge_chars = Gauge(
-            "otomo_knowledge_chars", "Characters of text in the knowledge-base index", registry=r
+        self.knowledge_sections = Gauge(
+            "otomo_knowledge_sections",
+            "Searchable sections in the knowledge-base index",
+            registry=r,
         )
         self.knowledge_reload_seconds = Gauge(
             "otomo_knowledge_reload_seconds",
@@ -213,11 +215,12 @@ class Metrics:
         """Discord answered 429."""
         self.rate_limited.labels(scope=scope or "unknown").inc()
 
-    def knowledge_loaded(self, files: int, chars: int, seconds: float) -> None:
-        """The knowledge-base index was (re)loaded."""
+    def knowledge_size(self, files: int, sections: int, reload_seconds: float | None) -> None:
+        """The knowledge-base index now, and how long its latest (re)load took."""
         self.knowledge_files.set(files)
-        self.knowledge_chars.set(chars)
-        self.knowledge_reload_seconds.set(seconds)
+        self.knowledge_sections.set(sections)
+        if reload_seconds is not None:
+            self.knowledge_reload_seconds.set(reload_seconds)
 
     def gateway(self, shard: int, *, connected: bool, latency: float | None) -> None:
         """The state of one shard's gateway connection, as sampled now."""

@@ -324,8 +324,10 @@ class Doctor:
                 self.say(PASS, title, f"{host}:{port} is free")
 
     def extra_ports(self) -> list[tuple[str, str, str, int | None]]:
-        """More (title, setting, host, port) to check; the health port once it exists."""
-        return []
+        """More (title, setting, host, port) to check."""
+        return [
+            ("Health port", "HEALTH_PORT", self.settings.health_host, self.settings.health_port)
+        ]
 
     # -- the model ---------------------------------------------------------------------------
 

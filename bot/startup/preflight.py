@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bot.extools.mcp_config import MCPConfigError, MCPServerConfig, load_mcp_servers
 from bot.settings import Settings
-from bot.startup.failures import ExitCode, StartupFailure
+from bot.startup.failures import ExitCode, StartupFailure, check_database_url, database_failure
 
 
 def check_knowledge_base(settings: Settings) -> Path:
@@ -86,3 +86,36 @@ def check_ports(settings: Settings) -> None:
             "TOOLS_API_PORT",
             ExitCode.TOOLS_API_PORT,
         )
+    if settings.health_port is not None:
+        check_port_free(
+            settings.health_host, settings.health_port, "HEALTH_PORT", ExitCode.HEALTH_PORT
+        )
+
+
+async def check_database(settings: Settings) -> None:
+    """The database's driver is supported and a connection opens (SQLite: its file can be)."""
+    from bot.storage import create_database
+
+    check_database_url(settings.database_url)
+    try:
+        database = create_database(settings.database_url)
+        try:
+            async with database.engine.connect():
+                pass
+        finally:
+            await database.dispose()
+    except Exception as exc:
+        failure = database_failure(exc, settings.database_url)
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+async def preflight(settings: Settings) -> None:
+    """Every check that needs no Discord and no model, cheapest first."""
+    from bot.handlers.catalog import HandlerParts, build_handlers
+
+    check_knowledge_base(settings)
+    check_mcp_servers(settings, build_handlers(HandlerParts()))
+    check_ports(settings)
+    await check_database(settings)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.startup.failures import ExitCode
 from tests.e2e.harness import bot_environment
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, text
@@ -90,7 +91,7 @@ async def test_a_model_client_that_cannot_load_stops_the_bot_with_a_sentence(
     _, stderr_bytes = await asyncio.wait_for(process.communicate(), 120)
     stderr = stderr_bytes.decode()
 
-    assert process.returncode == 1, stderr[-2000:]
+    assert process.returncode == ExitCode.MODEL_CLIENT == 42, stderr[-2000:]
     assert (
         "Otomo could not start: the model client (litellm) could not be loaded: "
         "ImportError: planted: litellm is broken"

@@ -111,9 +111,7 @@ class GatewayWatch:
 class MeteredReminders:
     """The reminder sender, counting deliveries, their lateness and reminders given up on."""
 
-    def __init__(
-        self, sender: Any, metrics: Metrics, shards: ShardPlan, clock: Clock
-    ) -> None:
+    def __init__(self, sender: Any, metrics: Metrics, shards: ShardPlan, clock: Clock) -> None:
         self._sender: ReminderSender = sender
         self._notify_owner = sender.notify_owner
         self._metrics = metrics

@@ -49,7 +49,7 @@ def test_a_provider_that_needs_a_key_without_one_says_which_setting(
 def test_a_fallback_model_with_an_unknown_prefix_is_named_as_such(make_settings: Build) -> None:
     settings = make_settings(LLM_API_KEY="k", LLM_FALLBACK_MODELS="openai/gpt-4o,nope-model")
 
-    with pytest.raises(ModelProblem, match="^LLM_FALLBACK_MODELS 'nope-model'"):
+    with pytest.raises(ModelProblem, match=r"^LLM_FALLBACK_MODELS 'nope-model'"):
         check_configuration(settings)
 
 

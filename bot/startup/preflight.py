@@ -46,9 +46,9 @@ def check_mcp_servers(settings: Settings, handler_names: Iterable[str]) -> list[
         if server.command is not None and not _runnable(server.command, server.cwd):
             raise StartupFailure(
                 ExitCode.MCP_FILE,
-                f"MCP server {server.name!r} in {str(settings.mcp_servers_file)!r} runs "
-                f"{server.command!r}, which is not installed or not on PATH: install it, or "
-                'give its full path, or set "disabled": true',
+                f"MCP server {server.name!r} in MCP_SERVERS_FILE "
+                f"{str(settings.mcp_servers_file)!r} runs {server.command!r}, which is not "
+                'installed or not on PATH: install it, give its full path, or set "disabled": true',
             )
     return servers
 

@@ -58,9 +58,7 @@ async def llm() -> AsyncIterator[ScriptedLLM]:
         yield server
 
 
-async def run_bot(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, **settings: object
-) -> Ended:
+async def run_bot(tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, **settings: object) -> Ended:
     """`python -m bot run` as `make run` starts it, until it exits by itself."""
     environ = bot_environment(
         fake,

@@ -134,6 +134,8 @@ async def running_bot(
     # loop): keep the scheduler paused and let tests run jobs themselves.
     app.core.scheduler.start(paused=clock is not None)
     runner: asyncio.Task[None] | None = None
+    if app.health_server is not None:
+        await app.health_server.start()
     try:
         async with app.bot:
             await app.bot.login(settings.require_discord_token())

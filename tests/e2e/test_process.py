@@ -75,6 +75,11 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     assert "Running upgrade" in stderr  # migrations were applied at start
     assert "fake-bot-token" not in stderr and "test-key" not in stderr
     assert "Otomo stopped" in stderr
+    # Slash commands appear without DEV_GUILD_ID (globally), and the invite link is logged.
+    assert {"otomo", "remind", "timezone"} <= {c["name"] for c in fake.commands()}
+    assert "slash commands globally" in stderr
+    invite = f"Invite Otomo to a server: https://discord.com/oauth2/authorize?client_id={fake.world.bot.id}"
+    assert invite in stderr
     # Ready means warm: the model client's import overlaps the connection but ends before it.
     assert stderr.index("Model client and tokenizer loaded") < stderr.index("Otomo is ready")
     assert "Slow event-loop step:" not in stderr  # the watchdog the harness turns on

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +12,8 @@ import pytest
 
 from bot.settings import Settings
 from bot.startup.doctor import run_doctor
+from tests.e2e.harness import bot_environment
+from tests.e2e.processes import process_environment
 from tests.fakes.discord.gateway import INTENT_GUILD_MEMBERS
 from tests.fakes.discord_server import GUILD_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, auth_error, text
@@ -112,3 +116,50 @@ async def test_a_wrong_token_is_named_and_the_checks_that_need_it_are_skipped(
     assert "- Intents            not checked: needs a working DISCORD_TOKEN" in output
     assert "- Slash commands     not checked" in output
     assert "wrong-token" not in output
+
+
+async def _doctor_process(tmp_path: Path, environ: dict[str, str]) -> tuple[int, str, str]:
+    """`python -m bot doctor` as `make doctor` runs it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "doctor",
+        cwd=tmp_path,
+        env=process_environment(environ),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 120)
+    assert process.returncode is not None
+    return process.returncode, stdout.decode(), stderr.decode()
+
+
+async def test_make_doctor_prints_the_checklist_and_exits_0_on_a_working_set_up(
+    tmp_path: Path,
+) -> None:
+    async with FakeDiscord() as fake, ScriptedLLM() as llm:
+        llm.queue(text("OK"))
+        environ = bot_environment(fake, llm, tmp_path, DEV_GUILD_ID=str(GUILD_ID))
+
+        code, output, errors = await _doctor_process(tmp_path, environ)
+
+    assert code == 0, output + errors
+    assert output.startswith("Otomo doctor: checking the settings in .env and the environment")
+    assert "✗" not in output and "Traceback" not in errors
+    assert (
+        f"✓ Invite link        https://discord.com/oauth2/authorize?client_id={fake.world.bot.id}"
+        in output
+    )
+
+
+async def test_make_doctor_lists_every_bad_setting_and_exits_1(tmp_path: Path) -> None:
+    environ = {"BOT_TIMEZONE": "Mars/Olympus", "LLM_API_BASE": "not a url"}
+
+    code, output, errors = await _doctor_process(tmp_path, environ)
+
+    assert code == 1
+    assert "✗ Settings           BOT_TIMEZONE 'Mars/Olympus' is not a known time zone" in output
+    assert "✗ Settings           LLM_API_BASE must be a URL" in output
+    assert "run `make doctor` again" in output
+    assert errors == ""

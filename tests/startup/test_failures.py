@@ -292,3 +292,17 @@ async def test_a_model_prefix_litellm_does_not_know_stops_the_start_without_a_re
         "LLM_MODEL 'gpt-99-turbo' does not start with a provider litellm knows"
     )
     assert llm.request_count == 0
+
+
+async def test_with_json_logs_the_failure_is_one_json_line(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    ended = await run_bot(
+        tmp_path, fake, llm, KNOWLEDGE_BASE_DIR=str(tmp_path / "nowhere"), LOG_FORMAT="json"
+    )
+
+    entries = [json.loads(line) for line in ended.log.splitlines()]
+    (failure,) = [e for e in entries if e["message"].startswith("Otomo could not start:")]
+    assert ended.code == ExitCode.KNOWLEDGE_BASE
+    assert failure["level"] == "ERROR" and failure["logger"] == "bot"
+    assert "KNOWLEDGE_BASE_DIR" in failure["message"] and "traceback" not in failure

@@ -209,7 +209,7 @@ class Settings(ExternalToolSettings, ShardSettings):
         if value.startswith("postgresql+asyncpg") and importlib.util.find_spec("asyncpg") is None:
             raise ValueError(
                 "DATABASE_URL uses PostgreSQL but its driver is not installed: "
-                "run pip install -e '.[postgres]'"
+                "run make run, which installs it (or .venv/bin/pip install -e '.[postgres]')"
             )
         return value
 

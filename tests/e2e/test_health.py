@@ -57,6 +57,8 @@ async def test_healthz_and_metrics_move_with_mentions_and_model_errors(
         before = await metrics(otomo)
 
         llm.queue(text("こんにちは！"))
+        # Discord is busy once: the reply waits out a 429, which /metrics counts.
+        fake.inject("POST", r"/channels/\d+/messages", status=429, retry_after=0.05)
         await otomo.ask("こんにちは")
         answered = await metrics(otomo)
 
@@ -69,6 +71,7 @@ async def test_healthz_and_metrics_move_with_mentions_and_model_errors(
     assert value(answered, "otomo_mentions_total", shard="0") == 1
     assert value(answered, "otomo_replies_total", shard="0", outcome="answered") == 1
     assert value(answered, "otomo_reply_seconds_count", shard="0") == 1
+    assert value(answered, "otomo_discord_rate_limited_total", scope="user") == 1
     assert (
         value(answered, "otomo_model_calls_total", model="openai/test-model", purpose="chat") == 1
     )

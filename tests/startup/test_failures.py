@@ -237,23 +237,29 @@ async def test_an_mcp_servers_file_that_cannot_be_used_is_a_sentence(
     assert words in ended.failure and "MCP_SERVERS_FILE" in ended.log
 
 
-async def test_a_tools_api_port_that_is_taken_is_a_sentence(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+@pytest.mark.parametrize(
+    ("setting", "code", "extra"),
+    [
+        ("TOOLS_API_PORT", ExitCode.TOOLS_API_PORT, {"TOOLS_API_TOKEN": "0123456789abcdef0123"}),
+        ("HEALTH_PORT", ExitCode.HEALTH_PORT, {}),
+    ],
+)
+async def test_a_port_that_is_taken_is_a_sentence(
+    tmp_path: Path,
+    fake: FakeDiscord,
+    llm: ScriptedLLM,
+    setting: str,
+    code: ExitCode,
+    extra: dict[str, str],
 ) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        ended = await run_bot(
-            tmp_path,
-            fake,
-            llm,
-            TOOLS_API_PORT=str(port),
-            TOOLS_API_TOKEN="0123456789abcdef0123",
-        )
+        ended = await run_bot(tmp_path, fake, llm, **{setting: str(port), **extra})
 
-    assert_plain_failure(ended, ExitCode.TOOLS_API_PORT)
-    assert ended.failure.startswith(f"TOOLS_API_PORT {port} on 127.0.0.1 is taken")
+    assert_plain_failure(ended, code)
+    assert ended.failure.startswith(f"{setting} {port} on 127.0.0.1 is taken")
 
 
 async def test_a_model_that_refuses_the_key_stops_the_start(

@@ -13,11 +13,11 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.clock import Clock
-from bot.health.metrics import Metrics
-from bot.health.status import Check, HealthChecks
-from bot.reminders.sending import ReminderDelivery, ReminderSender
-from bot.shards import ShardPlan
+from bot.reminders.delivery.sender import ReminderDelivery, ReminderSender
+from bot.runtime.clock import Clock
+from bot.runtime.health import Check, HealthChecks
+from bot.runtime.metrics import Metrics
+from bot.runtime.shards import ShardPlan
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Integer, String, select
+from sqlalchemy import BigInteger, Integer, String
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -26,47 +26,24 @@ class CommandSync(Base):
     synced_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-async def last_sync(
-    sessions: async_sessionmaker[AsyncSession], application_id: int, scope: str
-) -> CommandSync | None:
-    """The latest sync to scope, or None when the bot never synced there."""
-    async with sessions() as session:
-        return await session.get(CommandSync, (application_id, scope))
+class CommandSyncs:
+    """The stored syncs, per application and scope."""
 
+    def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
+        self._sessions = sessions
 
-async def all_syncs(
-    sessions: async_sessionmaker[AsyncSession], application_id: int
-) -> list[CommandSync]:
-    """Every scope the application's commands were synced to, newest first."""
-    async with sessions() as session:
-        rows = await session.scalars(
-            select(CommandSync)
-            .where(CommandSync.application_id == application_id)
-            .order_by(CommandSync.synced_at.desc())
-        )
-        return list(rows)
+    async def last(self, application_id: int, scope: str) -> CommandSync | None:
+        """The latest sync to scope, or None when the bot never synced there."""
+        async with self._sessions() as session:
+            return await session.get(CommandSync, (application_id, scope))
 
-
-async def record_sync(
-    sessions: async_sessionmaker[AsyncSession],
-    application_id: int,
-    scope: str,
-    tree_hash: str,
-    commands: int,
-    now: datetime,
-) -> None:
-    """Remember that scope now holds the tree with this hash."""
-    async with sessions() as session, session.begin():
-        row = await session.get(CommandSync, (application_id, scope))
-        if row is None:
-            session.add(
-                CommandSync(
-                    application_id=application_id,
-                    scope=scope,
-                    tree_hash=tree_hash,
-                    commands=commands,
-                    synced_at=now,
-                )
-            )
-        else:
+    async def record(
+        self, application_id: int, scope: str, tree_hash: str, commands: int, now: datetime
+    ) -> None:
+        """Remember that scope now holds the tree with this hash."""
+        async with self._sessions() as session, session.begin():
+            row = await session.get(CommandSync, (application_id, scope))
+            if row is None:
+                row = CommandSync(application_id=application_id, scope=scope)
+                session.add(row)
             row.tree_hash, row.commands, row.synced_at = tree_hash, commands, now

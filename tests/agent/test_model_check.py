@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.agent.model_check import ModelProblem, ask_model, check_configuration
+from bot.agent.llm.model_check import ModelProblem, ask_model, check_configuration
 from bot.settings import Settings
 from tests.fakes.llm_server import (
     ScriptedLLM,

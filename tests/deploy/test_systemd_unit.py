@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.startup.failures import TRANSIENT, ExitCode
+from bot.app.start_failures import TRANSIENT, ExitCode
 
 PROJECT = Path(__file__).resolve().parents[2]
 UNIT = PROJECT / "deploy" / "otomo.service"

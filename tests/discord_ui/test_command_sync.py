@@ -9,9 +9,10 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.clock import ManualClock
-from bot.discord_ui.command_sync import CommandSync
+from bot.discord_ui.commands.sync import CommandSync
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
+from bot.storage.command_syncs import CommandSyncs
 from tests.fakes.discord_server import GUILD_ID, FakeDiscord, point_discord_py_at
 
 pytestmark = pytest.mark.e2e
@@ -45,7 +46,7 @@ async def test_commands_are_synced_once_per_change_and_not_at_each_start(
     async with client:
         await client.login(fake.token or "")
         tree = _add(app_commands.CommandTree(client), "ping")
-        sync = CommandSync(database.sessions, clock.now, dev_guild_id=None)
+        sync = CommandSync(CommandSyncs(database.sessions), clock.now, dev_guild_id=None)
 
         first = await sync.sync_if_changed(client, tree)
         again = await sync.sync_if_changed(client, tree)
@@ -64,9 +65,9 @@ async def test_with_dev_guild_id_commands_go_to_that_server_at_once(
     async with client:
         await client.login(fake.token or "")
         tree = _add(app_commands.CommandTree(client), "ping")
-        global_sync = CommandSync(database.sessions, clock.now, dev_guild_id=None)
+        global_sync = CommandSync(CommandSyncs(database.sessions), clock.now, dev_guild_id=None)
         await global_sync.sync_if_changed(client, tree)
-        guild_sync = CommandSync(database.sessions, clock.now, dev_guild_id=GUILD_ID)
+        guild_sync = CommandSync(CommandSyncs(database.sessions), clock.now, dev_guild_id=GUILD_ID)
 
         outcome = await guild_sync.sync_if_changed(client, tree)
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, build_app
-from bot.clock import Clock
+from bot.app.discord_app import App, build_app
+from bot.runtime.clock import Clock
 from bot.settings import Settings, load_settings
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ScriptedLLM
@@ -19,7 +19,7 @@ from tests.fakes.llm_server import ScriptedLLM
 READY_DELAY = 0.05
 # Longest a test waits for the bot to finish answering.
 IDLE_LIMIT = 15.0
-# Any event-loop step longer than this after start-up fails the test (bot/loop_watch.py).
+# Any event-loop step longer than this after start-up fails the test (bot/runtime/loop_watch.py).
 SLOW_STEP_MS = 100
 
 
@@ -40,7 +40,7 @@ def bot_environment(
     """Settings, as environment variables, that point every client at the fakes.
 
     The knowledge-base folder is created (a start refuses a missing one); the model check's
-    tiny request is off, since each test scripts its model's every answer (tests/startup
+    tiny request is off, since each test scripts its model's every answer (tests/app
     turn it on).
     """
     (tmp_path / "knowledge_base").mkdir(exist_ok=True)
@@ -134,8 +134,7 @@ async def running_bot(
     # loop): keep the scheduler paused and let tests run jobs themselves.
     app.core.scheduler.start(paused=clock is not None)
     runner: asyncio.Task[None] | None = None
-    if app.health_server is not None:
-        await app.health_server.start()
+    await app.operations.start_server()
     try:
         async with app.bot:
             await app.bot.login(settings.require_discord_token())

@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.agent.provider import MODEL_UNAVAILABLE
-from bot.clock import ManualClock
+from bot.agent.llm.provider import MODEL_UNAVAILABLE
+from bot.runtime.clock import ManualClock
 from tests.e2e.harness import RunningBot, running_bot
 from tests.e2e.processes import seed_due_reminders
 from tests.fakes.discord.gateway import OP_PRESENCE_UPDATE
@@ -66,7 +66,7 @@ async def test_healthz_and_metrics_move_with_mentions_and_model_errors(
         _, replies = await otomo.ask("もう一度")
         failed = await metrics(otomo)
         status, body = await get(otomo, "/healthz")
-        await otomo.app.watch.update()
+        await otomo.app.operations.watch.update()
 
     assert value(answered, "otomo_mentions_total", shard="0") == 1
     assert value(answered, "otomo_replies_total", shard="0", outcome="answered") == 1

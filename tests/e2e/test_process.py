@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.startup.failures import ExitCode
+from bot.app.start_failures import ExitCode
 from tests.e2e.harness import bot_environment
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, text

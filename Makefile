@@ -1,23 +1,31 @@
 # Two commands for a newcomer: `make run` and `make test`. Both create .venv when it is missing
-# and reinstall only when pyproject.toml changed (the stamp file tracks it). Tests run on SQLite and
-# PostgreSQL, so the PostgreSQL driver is installed with the test tools.
+# and reinstall only when pyproject.toml changed (the stamp files track it). `make run` installs
+# what the bot needs (with the PostgreSQL driver); `make test` adds the test tools.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test unit lint typecheck check console bench clean
+.PHONY: run doctor test unit lint typecheck check console bench clean
 
-$(STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[postgres]'
+	@touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
 	@touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/python -m bot run
 
-console: $(STAMP)
+doctor: $(RUN_STAMP)
+	$(BIN)/python -m bot doctor
+
+console: $(RUN_STAMP)
 	$(BIN)/python -m bot console
 
 test: $(STAMP)

@@ -1,4 +1,9 @@
-"""Dice and lotteries for a community, as an Otomo plugin: `python examples/dice_plugin.py`.
+"""Dice and lotteries for a community, as an Otomo plugin.
+
+Start it with `.venv/bin/python examples/dice_plugin.py` while the bot runs.
+
+Run it from the bot's folder: like the bot, it reads TOOLS_API_PORT and TOOLS_API_TOKEN from
+`.env` there (the environment wins).
 
 Every result comes with its seed: the same seed and the same request give the same result, so
 anyone in the channel can check that a roll or a draw was fair.
@@ -11,7 +16,6 @@ import re
 import secrets
 from typing import Annotated, Any
 
-from dotenv import load_dotenv
 from pydantic import Field
 
 from bot.plugins import Plugin, ToolFailure
@@ -82,5 +86,4 @@ async def draw_lottery(
 
 
 if __name__ == "__main__":
-    load_dotenv()  # TOOLS_API_PORT and TOOLS_API_TOKEN from the bot's own .env
     plugin.run()

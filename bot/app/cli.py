@@ -1,4 +1,4 @@
-"""Command line: `python -m bot run | console | db upgrade | db current`."""
+"""Command line: `python -m bot run | doctor | console | db upgrade | db current`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from bot.app.start_failures import ExitCode, StartupFailure
 from bot.settings import Settings, SettingsError, load_settings
 
-EXIT_BAD_SETTINGS = 2
-EXIT_STARTUP_FAILED = 1
+log = logging.getLogger("bot")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,6 +23,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("run", help="apply migrations and start the Discord bot")
+    commands.add_parser(
+        "doctor",
+        help="check the settings, Discord, database, files, ports and model; change nothing",
+    )
     commands.add_parser("console", help="talk to Otomo in this terminal, without Discord")
     db = commands.add_parser("db", help="database migrations")
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
@@ -49,14 +53,22 @@ async def _db(settings: Settings, action: str) -> int:
 
 
 async def _console(settings: Settings) -> int:
-    from bot.app.console import Console
+    from bot.app.console import Console, ConsoleLog
     from bot.app.console_reminders import terminal_delivery
     from bot.app.core import build_core
+    from bot.runtime.log import setup_logging
 
+    # Warnings and errors only (no migration chatter), printed above the prompt, never into it.
+    terminal = ConsoleLog()
+    level = max(logging.WARNING, logging.getLevelNamesMapping()[settings.log_level])
+    setup_logging(
+        logging.getLevelName(level), settings.secret_values(), settings.log_format, terminal
+    )
     core = await build_core(settings, identity="console")
     core.features.start()
     await core.extools.start()
     console = Console(core.agent, core.approvals)
+    terminal.attach(console.announce)
     # Reminders made here are printed here when due, as long as the console runs.
     reminders = terminal_delivery(core, console.announce)
     core.scheduler.start()
@@ -72,7 +84,7 @@ async def _console(settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments, load settings, dispatch; bad settings exit 2 with sentences."""
+    """Parse arguments, load settings, dispatch; each start-up failure is a sentence and a code."""
     args = _parser().parse_args(argv)
     if args.command in ("run", "console"):
         # No cyclic collection while litellm and janome load: passes over their fresh objects
@@ -83,24 +95,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             settings.require_discord_token()
     except SettingsError as exc:
+        if args.command == "doctor":
+            from bot.app.doctor import settings_problems
+
+            return settings_problems(exc.problems, sys.stdout)
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return EXIT_BAD_SETTINGS
+        return ExitCode.SETTINGS
     from bot.runtime.log import setup_logging
 
-    setup_logging(settings.log_level, settings.secret_values())
+    if args.command == "doctor":
+        from bot.app.doctor import run_doctor
+
+        # The checklist is the output; log lines would only repeat it.
+        setup_logging("CRITICAL", settings.secret_values(), settings.log_format)
+        return asyncio.run(run_doctor(settings, sys.stdout))
+    if args.command != "console":
+        setup_logging(settings.log_level, settings.secret_values(), settings.log_format)
     try:
         if args.command == "db":
             return asyncio.run(_db(settings, args.db_command))
         if args.command == "console":
             return asyncio.run(_console(settings))
-        from bot.app.discord_app import StartupFailed, run_bot
+        from bot.app.discord_app import run_bot
 
-        try:
-            asyncio.run(run_bot(settings))
-        except StartupFailed as exc:
-            logging.getLogger("bot").error("Otomo could not start: %s", exc)
-            return EXIT_STARTUP_FAILED
-        return 0
+        asyncio.run(run_bot(settings))
+        return ExitCode.OK
+    except StartupFailure as failure:
+        # The sentence says what to fix; the traceback only helps whoever debugs the bot.
+        debug = settings.log_level == "DEBUG"
+        log.error(
+            "Otomo could not start: %s", failure.sentence, exc_info=failure if debug else None
+        )
+        return failure.code
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED

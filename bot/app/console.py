@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from bot.agent import events as ev
@@ -18,6 +20,7 @@ from bot.runtime.worker import in_worker
 CONSOLE_USER_ID = 1
 PROMPT = "you> "
 
+CHOICES = "a (approve), r (reject) or always (approve now and from now on)"
 _ANSWERS = {
     "a": Decision.APPROVE,
     "approve": Decision.APPROVE,
@@ -121,8 +124,9 @@ class Console:
                 mark = "⚠️" if is_error else "✅"
                 shown = json.dumps(output, ensure_ascii=False, default=str)
                 self._write(f"  {mark} {name}: {shown[:300]}\n")
-            case ev.ToolRejected(name=name, reason=reason):
-                self._write(f"  ❌ {name}: {reason}\n")
+            case ev.ToolRejected(name=name, reason=reason, detail=detail):
+                why = f" — {detail}" if detail else ""
+                self._write(f"  ❌ {name}: {reason}{why}\n")
             case ev.RoundEnd():
                 self._write("\n")
             case ev.Notice(text=text):
@@ -142,3 +146,28 @@ class Console:
             decision = _ANSWERS.get(line.strip().lower())
             if decision is not None:
                 return decision
+            self._write(f"  {line.strip()!r} is not an answer: type {CHOICES}.\n")
+
+
+class ConsoleLog(logging.Handler):
+    """Log records in the terminal without breaking the prompt: printed through the console
+    (which puts the prompt back) once it runs, on stderr before that."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._announce: Callable[[str], None] | None = None
+
+    def attach(self, announce: Callable[[str], None]) -> None:
+        """From now on, print through announce (Console.announce)."""
+        self._announce = announce
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Print one formatted record."""
+        try:
+            line = self.format(record)
+            if self._announce is None:
+                sys.stderr.write(line + "\n")
+            else:
+                self._announce(f"[{record.levelname.lower()}] {line}\n")
+        except Exception:
+            self.handleError(record)

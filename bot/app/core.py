@@ -24,6 +24,7 @@ from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
+from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
 from bot.settings import Settings
 from bot.storage import Database, create_database
@@ -52,6 +53,7 @@ class Core:
     models: ModelChoice
     # Who may do what; one set of rules for every command, button and tool.
     permissions: Permissions
+    metrics: Metrics
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -106,8 +108,11 @@ async def build_core(
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
     registry = ToolRegistry()
+    metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
-    llm = LLMClient(settings, database.sessions, clock, model_source=models.current)
+    llm = LLMClient(
+        settings, database.sessions, clock, model_source=models.current, metrics=metrics
+    )
     deps = build_deps(settings, clock, database, llm)
     builder = AppBuilder(settings, registry)
     register_features(builder, deps)
@@ -116,6 +121,7 @@ async def build_core(
         clock,
         settings.approval_timeout_seconds,
         frozenset(settings.auto_approve_tools),
+        metrics=metrics,
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
     agent = Agent(
@@ -152,6 +158,7 @@ async def build_core(
         ),
         models,
         Permissions.from_settings(settings),
+        metrics,
         loop_watch,
         preparing,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -13,11 +14,25 @@ from bot.agent.llm.usage import usage_by_day
 from bot.app.core import Core, build_core
 from bot.app.features import register_discord_parts
 from bot.app.jobs import schedule_jobs
+from bot.app.operations import Operations
+from bot.app.preflight import preflight
+from bot.app.start_failures import (
+    ExitCode,
+    StartupFailure,
+    database_failure,
+    discord_failure,
+    intents_hint,
+)
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
 from bot.discord_ui.commands.memory import MemoryCommands
 from bot.discord_ui.commands.model import ModelCommands
+from bot.discord_ui.commands.sync import CommandSync
+from bot.discord_ui.operations import (
+    MeteredReminders,
+    rate_limit_trace,
+)
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.sender import DiscordReminderSender
 from bot.reminders.delivery.engine import DeliveryEngine
@@ -25,12 +40,9 @@ from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings
+from bot.storage.command_syncs import CommandSyncs
 
 log = logging.getLogger(__name__)
-
-
-class StartupFailed(RuntimeError):
-    """Start-up work the bot cannot serve without (the model client) failed after connecting."""
 
 
 class App:
@@ -40,8 +52,13 @@ class App:
         self.core = core
         self.started = asyncio.Event()
         # Set when ready could not be reached; run_bot raises it once the client has closed.
-        self.startup_failure: StartupFailed | None = None
+        self.startup_failure: StartupFailure | None = None
+        self._closing: asyncio.Future[None] | None = None
         settings = core.settings
+        metrics = core.metrics
+        # One process syncs slash commands: the one running shard 0 (the only one, usually).
+        syncs = 0 in settings.shard_plan.ids
+        client_options.setdefault("http_trace", rate_limit_trace(metrics))
         self.bot = OtomoBot(
             settings=settings,
             agent=core.agent,
@@ -54,10 +71,18 @@ class App:
             on_connect_hooks=[self.on_connect_once],
             message_hooks=parts.message_hooks,
             reminder_actions=parts.reminder_actions,
+            metrics=metrics,
+            command_sync=(
+                CommandSync(
+                    CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
+                )
+                if syncs
+                else None
+            ),
             **client_options,
         )
-        sender = DiscordReminderSender(self.bot)
         shards = settings.shard_plan
+        sender = MeteredReminders(DiscordReminderSender(self.bot), metrics, shards, core.clock)
         self.reminders = DeliveryEngine(
             core.database.sessions,
             core.clock,
@@ -82,6 +107,13 @@ class App:
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
         )
+        self.operations = Operations(core, self.bot, self.reminders, self.fail)
+
+    def fail(self, failure: StartupFailure) -> None:
+        """Stop the start: close the client; run_bot raises the failure once it has closed."""
+        if self.startup_failure is None:
+            self.startup_failure = failure
+            self._closing = asyncio.ensure_future(self.bot.close())
 
     async def on_connect_once(self) -> None:
         """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
@@ -106,11 +138,14 @@ class App:
             await self.core.warmed()
         except Exception as exc:
             # Without its model client the bot could answer no one: stop, and say why.
-            self.startup_failure = StartupFailed(
-                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}"
+            failure = StartupFailure(
+                ExitCode.MODEL_CLIENT,
+                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}",
             )
-            self.startup_failure.__cause__ = exc
-            await self.bot.close()
+            failure.__cause__ = exc
+            self.fail(failure)
+            return
+        if not await self.operations.model_ready():
             return
         try:
             await self.core.extools.start()
@@ -125,6 +160,7 @@ class App:
             self.started.set()
             if self.core.loop_watch is not None:
                 self.core.loop_watch.arm()
+            self.operations.watch.start()
             log.info("Otomo is ready")
 
     async def _enforce_retention(self) -> None:
@@ -138,7 +174,8 @@ class App:
             log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:
-        """Stop deliveries, then the core."""
+        """Stop deliveries, the health port, then the core."""
+        await self.operations.stop()
         await self.reminders.stop()
         await self.core.close()
 
@@ -183,18 +220,44 @@ async def build_app(settings: Settings, clock: Clock | None = None, **client_opt
 
 
 async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:
-    """Start everything and serve Discord until the process is told to stop."""
+    """Start everything and serve Discord until the process is told to stop.
+
+    Every failure before ready is a StartupFailure with a sentence and an exit code.
+    """
     token = settings.require_discord_token()
-    app = await build_app(settings)
-    app.core.features.start()
-    app.core.scheduler.start()
-    stop = stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
+    await preflight(settings)
     try:
+        app = await build_app(settings)
+    except Exception as exc:
+        failure = database_failure(exc, settings.database_url)
+        if failure is None:
+            raise
+        raise failure from exc
+    stop: Callable[[], None] = _nothing
+    try:
+        app.operations.check_model()
+        await app.operations.start_server()
+        app.core.features.start()
+        app.core.scheduler.start()
+        if install_signal_handlers:
+            stop = stop_on_signals(app.bot.close)
         async with app.bot:
-            await app.bot.start(token)
+            try:
+                await app.bot.start(token)
+            except Exception as exc:
+                if app.startup_failure is not None:
+                    raise app.startup_failure from exc
+                failure = discord_failure(exc, await intents_hint(exc, token))
+                if failure is None:
+                    raise
+                raise failure from exc
         if app.startup_failure is not None:
             raise app.startup_failure
     finally:
         stop()
         await app.close()
         log.info("Otomo stopped")
+
+
+def _nothing() -> None:
+    """No signal handlers to remove."""

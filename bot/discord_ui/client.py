@@ -16,13 +16,16 @@ from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Conversations, Staff
 from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
+from bot.discord_ui.application import invite_url
 from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.cards.decisions import ApprovalDesk
 from bot.discord_ui.cards.owner import CardOwner
+from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.runtime.metrics import Metrics
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
 
@@ -74,6 +77,8 @@ class OtomoBot(commands.AutoShardedBot):
         on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         message_hooks: Sequence[Callable[[discord.Message], None]] = (),
         reminder_actions: ReminderActions | None = None,
+        metrics: Metrics | None = None,
+        command_sync: CommandSync | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -105,6 +110,7 @@ class OtomoBot(commands.AutoShardedBot):
             tasks=self.tasks,
             health=self.database_health,
             permissions=self.permissions,
+            metrics=metrics or Metrics(),
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
@@ -116,6 +122,7 @@ class OtomoBot(commands.AutoShardedBot):
         self._connected_once = False
         self._message_hooks = list(message_hooks)
         self.reminder_actions = reminder_actions
+        self._command_sync = command_sync
         self.tree.error(self._on_app_command_error)
         self._ready_once = False
 
@@ -131,28 +138,32 @@ class OtomoBot(commands.AutoShardedBot):
         await tell_failure(interaction, getattr(error, "original", error), self.database_health)
 
     async def setup_hook(self) -> None:
-        """Register persistent buttons and cogs, then sync slash commands where configured."""
+        """Register persistent buttons and cogs, say where to invite the bot, sync commands."""
         self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
         for factory in self._cog_factories:
             await self.add_cog(factory(self))
+        if self.application_id is not None:
+            log.info("Invite Otomo to a server: %s", invite_url(self.application_id))
         await self.sync_commands()
 
     async def sync_commands(self) -> None:
-        """Sync to DEV_GUILD_ID in development; globally only when asked to."""
+        """Sync the commands when they changed since the last sync (see command_sync)."""
+        if self._command_sync is None:
+            return
         try:
-            if self.settings.dev_guild_id:
-                guild = discord.Object(self.settings.dev_guild_id)
-                self.tree.copy_global_to(guild=guild)
-                synced = await self.tree.sync(guild=guild)
-                log.info("Synced %d slash commands to guild %s", len(synced), guild.id)
-            elif self.settings.sync_commands_globally:
-                synced = await self.tree.sync()
-                log.info("Synced %d slash commands globally", len(synced))
+            await self._command_sync.sync_if_changed(self, self.tree)
         except discord.HTTPException as exc:
             log.warning(
                 "Could not sync slash commands (%s %s); they may be out of date",
                 exc.status,
                 exc.text,
+            )
+        except Exception as exc:
+            # The database is checked before connecting; a failure here must not stop the bot.
+            log.warning(
+                "Could not sync slash commands (%s: %s); they may be out of date",
+                type(exc).__name__,
+                exc,
             )
 
     async def on_connect(self) -> None:

@@ -71,6 +71,8 @@ class KnowledgeIndex(HotReload):
         self._lock = asyncio.Lock()
         self._ready = asyncio.Event()
         self._task = None
+        # The latest load or refresh that changed the index (its duration goes to /metrics).
+        self.last_load: RefreshReport | None = None
 
     @classmethod
     def from_settings(
@@ -115,6 +117,7 @@ class KnowledgeIndex(HotReload):
             report = await self._sync(listing, set(listing), cache)
             await forget_analyses(self._sessions, stored - set(listing))
             report.seconds = time.perf_counter() - started
+        self.last_load = report
         self._ready.set()
         log.info("knowledge base loaded from %s: %s", self._root, report.summary())
         return report
@@ -134,6 +137,7 @@ class KnowledgeIndex(HotReload):
             report = await self._sync(listing, candidates, None)
             report.seconds = time.perf_counter() - started
         if report.changed:
+            self.last_load = report
             log.info("knowledge base refreshed: %s", report.summary())
         return report
 

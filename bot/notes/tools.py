@@ -34,7 +34,7 @@ def _author(ctx: ToolContext[NotesDeps]) -> NoteAuthor:
     return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
 
 
-@tool(source="notes")
+@tool(source="notes", servers_only=True)
 async def write_note(
     ctx: ToolContext[NotesDeps], text: str, title: str | None = None, note_id: int | None = None
 ) -> dict[str, Any]:
@@ -63,7 +63,7 @@ async def write_note(
     }
 
 
-@tool(requires_approval=False, source="notes")
+@tool(requires_approval=False, source="notes", servers_only=True)
 async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]:
     """Read one note of this server's notebook in full.
 
@@ -77,7 +77,7 @@ async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]
     return {**note.to_output(ctx.timezone), "note": CITE}
 
 
-@tool(requires_approval=False, source="notes")
+@tool(requires_approval=False, source="notes", servers_only=True)
 async def list_notes(
     ctx: ToolContext[NotesDeps], search: str | None = None, page: int = 1
 ) -> dict[str, Any]:

@@ -11,10 +11,12 @@ import logging
 import os
 import signal
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 from aiohttp import web
+from dotenv import dotenv_values
 from pydantic import ValidationError
 
 from bot.plugins.tools import PluginTool, ToolFailure, llm_tool
@@ -25,6 +27,13 @@ DEFAULT_BOT_URL = "http://127.0.0.1:8765"
 # Waits between registration attempts while the bot is down grow up to this.
 RETRY_MAX_SECONDS = 10.0
 REQUEST_TIMEOUT_SECONDS = 5.0
+
+
+def bot_environment(env_file: Path = Path(".env")) -> dict[str, str]:
+    """The bot's settings as the bot reads them: `.env` in this folder, the environment winning."""
+    values = {k: v for k, v in dotenv_values(env_file).items() if v is not None}
+    values.update(os.environ)
+    return values
 
 
 class PluginError(Exception):
@@ -47,15 +56,16 @@ class Plugin:
         self.source = source
         self.tools = {t.name: t for t in tools}
         # The bot's own .env names work here too, so one file configures both.
-        port_setting = os.environ.get("TOOLS_API_PORT", "").strip()
+        env = bot_environment()
+        port_setting = env.get("TOOLS_API_PORT", "").strip()
+        host = env.get("TOOLS_API_HOST", "").strip() or "127.0.0.1"
+        host = f"[{host}]" if ":" in host else host
         self.bot_url = (
             bot_url
-            or os.environ.get("OTOMO_TOOLS_URL")
-            or (f"http://127.0.0.1:{port_setting}" if port_setting else DEFAULT_BOT_URL)
+            or env.get("OTOMO_TOOLS_URL")
+            or (f"http://{host}:{port_setting}" if port_setting else DEFAULT_BOT_URL)
         ).rstrip("/")
-        self.token = (
-            token or os.environ.get("OTOMO_TOOLS_TOKEN") or os.environ.get("TOOLS_API_TOKEN", "")
-        )
+        self.token = token or env.get("OTOMO_TOOLS_TOKEN") or env.get("TOOLS_API_TOKEN", "")
         self.port = port
         self.watch_every = watch_every
         self.registrations = 0  # how many register calls succeeded (for tests and logs)

@@ -1,10 +1,12 @@
-"""Logging in discord.py's format, with secrets scrubbed from every record and traceback."""
+"""Logging in discord.py's format (or JSON lines), with secrets scrubbed from every record."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from bot.runtime.redaction import redact, remember_secrets
 
@@ -55,13 +57,43 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class JsonLinesFormatter(logging.Formatter):
+    """One JSON object a line (time, level, logger, message, traceback) for log collectors."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as a JSON line, without secrets."""
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": redact(record.getMessage()),
+        }
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["traceback"] = redact(record.exc_text)
+        return json.dumps(entry, ensure_ascii=False)
+
+
 _TRACEBACKS = logging.Formatter()
 
 
-def setup_logging(level: str, secrets: Iterable[str] = ()) -> None:
-    """Send every logger to stderr at level, in discord.py's format, without secrets."""
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(RedactingFormatter(LOG_FORMAT, DATE_FORMAT, style="{"))
+def formatter(log_format: str = "text") -> logging.Formatter:
+    """The formatter for LOG_FORMAT: discord.py's layout, or JSON lines."""
+    if log_format == "json":
+        return JsonLinesFormatter()
+    return RedactingFormatter(LOG_FORMAT, DATE_FORMAT, style="{")
+
+
+def setup_logging(
+    level: str,
+    secrets: Iterable[str] = (),
+    log_format: str = "text",
+    handler: logging.Handler | None = None,
+) -> None:
+    """Send every logger to stderr (or handler) at level, without secrets."""
+    handler = handler or logging.StreamHandler(sys.stderr)
+    handler.setFormatter(formatter(log_format))
     handler.addFilter(RedactSecrets(secrets))
     root = logging.getLogger()
     for existing in list(root.handlers):

@@ -65,7 +65,6 @@ class Settings(ExternalToolSettings, ShardSettings):
     discord_api_base: str = Field("https://discord.com/api/v10", alias="DISCORD_API_BASE")
     discord_gateway_url: str = Field("wss://gateway.discord.gg/", alias="DISCORD_GATEWAY_URL")
     dev_guild_id: OptionalId = Field(None, alias="DEV_GUILD_ID")
-    sync_commands_globally: bool = Field(False, alias="SYNC_COMMANDS_GLOBALLY")
     respond_in_dms: bool = Field(True, alias="RESPOND_IN_DMS")
     user_rate_limit_per_minute: int = Field(5, ge=1, le=600, alias="USER_RATE_LIMIT_PER_MINUTE")
     max_input_chars: int = Field(2000, ge=10, le=20000, alias="MAX_INPUT_CHARS")
@@ -85,6 +84,8 @@ class Settings(ExternalToolSettings, ShardSettings):
     llm_log_prompts: bool = Field(False, alias="LLM_LOG_PROMPTS")
     llm_models: CsvList = Field(default_factory=list, alias="LLM_MODELS")
     llm_vision_models: CsvList = Field(default_factory=list, alias="LLM_VISION_MODELS")
+    # One tiny request before ready; off for providers that bill per request.
+    llm_check_on_start: bool = Field(True, alias="LLM_CHECK_ON_START")
 
     # Agent
     agent_max_steps: int = Field(6, ge=1, le=50, alias="AGENT_MAX_STEPS")
@@ -100,6 +101,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")
     bot_timezone: str = Field("Asia/Tokyo", alias="BOT_TIMEZONE")
     log_level: str = Field("INFO", alias="LOG_LEVEL")
+    log_format: str = Field("text", alias="LOG_FORMAT")
     loop_slow_step_ms: int = Field(0, ge=0, le=60000, alias="LOOP_SLOW_STEP_MS")
 
     # Reminders
@@ -127,6 +129,12 @@ class Settings(ExternalToolSettings, ShardSettings):
     tips_quiet_hours: str = Field("0-7", alias="TIPS_QUIET_HOURS")
     word_pool_channel_ids: IdList = Field(default_factory=list, alias="WORD_POOL_CHANNEL_IDS")
     persona: OptionalStr = Field(None, alias="PERSONA")
+
+    # Health and metrics for operators (off unless a port is set)
+    health_port: Annotated[int | None, BeforeValidator(blank_to_none)] = Field(
+        None, ge=1, le=65535, alias="HEALTH_PORT"
+    )
+    health_host: str = Field("127.0.0.1", min_length=1, alias="HEALTH_HOST")
 
     # Knowledge base and web search
     knowledge_base_dir: Path = Field(Path("knowledge_base"), alias="KNOWLEDGE_BASE_DIR")
@@ -180,6 +188,17 @@ class Settings(ExternalToolSettings, ShardSettings):
             )
         return level
 
+    @field_validator("log_format")
+    @classmethod
+    def _log_format(cls, value: str) -> str:
+        chosen = value.strip().lower()
+        if chosen not in {"text", "json"}:
+            raise ValueError(
+                f"LOG_FORMAT {value!r} is not a log format: use text (the default) or json "
+                "(one JSON object a line, for log collectors)"
+            )
+        return chosen
+
     @field_validator("database_url")
     @classmethod
     def _database_url(cls, value: str) -> str:
@@ -191,7 +210,7 @@ class Settings(ExternalToolSettings, ShardSettings):
         if value.startswith("postgresql+asyncpg") and importlib.util.find_spec("asyncpg") is None:
             raise ValueError(
                 "DATABASE_URL uses PostgreSQL but its driver is not installed: "
-                "run pip install -e '.[postgres]'"
+                "run make run, which installs it (or .venv/bin/pip install -e '.[postgres]')"
             )
         return value
 

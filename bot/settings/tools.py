@@ -71,6 +71,6 @@ class ExternalToolSettings(BaseModel):
             raise ValueError(
                 f"TOOLS_API_TOKEN must be at least {MIN_TOKEN_CHARS} characters when "
                 "TOOLS_API_PORT is set: generate one with "
-                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`"
+                "`.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(32))'`"
             )
         return self

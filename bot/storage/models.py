@@ -3,6 +3,7 @@
 from bot.storage import (
     agent,
     chat,
+    command_syncs,
     external_tools,
     knowledge,
     leases,
@@ -19,6 +20,7 @@ __all__ = [
     "Base",
     "agent",
     "chat",
+    "command_syncs",
     "external_tools",
     "knowledge",
     "leases",

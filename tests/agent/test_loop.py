@@ -253,7 +253,7 @@ async def test_rejecting_the_first_of_two_calls_never_runs_the_second(rig: Rig) 
 
 async def test_llm_errors_become_a_failed_event_with_a_sentence(rig: Rig) -> None:
     cases = [
-        (auth_error(), "auth", "LLM_API_KEY"),
+        (auth_error(), "auth", "an admin has been told in the log"),
         (rate_limited(retry_after=0), "rate_limit", "try again"),
         (context_length_exceeded(), "context_too_long", "too long"),
         (server_error(), "server_error", "try again"),

@@ -37,7 +37,13 @@ BOT_DATABASE = BotDatabase()
 def bot_environment(
     fake: FakeDiscord, llm: ScriptedLLM, tmp_path: Path, **overrides: Any
 ) -> dict[str, str]:
-    """Settings, as environment variables, that point every client at the fakes."""
+    """Settings, as environment variables, that point every client at the fakes.
+
+    The knowledge-base folder is created (a start refuses a missing one); the model check's
+    tiny request is off, since each test scripts its model's every answer (tests/app
+    turn it on).
+    """
+    (tmp_path / "knowledge_base").mkdir(exist_ok=True)
     environ = {
         "DISCORD_TOKEN": fake.token or "fake-bot-token",
         "DISCORD_API_BASE": fake.api_base,
@@ -46,6 +52,7 @@ def bot_environment(
         "LLM_API_BASE": llm.api_base,
         "LLM_API_KEY": "test-key",
         "LLM_NUM_RETRIES": "0",
+        "LLM_CHECK_ON_START": "false",
         "DATABASE_URL": BOT_DATABASE.url or f"sqlite+aiosqlite:///{tmp_path / 'otomo.db'}",
         "KNOWLEDGE_BASE_DIR": str(tmp_path / "knowledge_base"),
         "WEATHER_API_BASE": "http://127.0.0.1:9/v1",
@@ -127,6 +134,7 @@ async def running_bot(
     # loop): keep the scheduler paused and let tests run jobs themselves.
     app.core.scheduler.start(paused=clock is not None)
     runner: asyncio.Task[None] | None = None
+    await app.operations.start_server()
     try:
         async with app.bot:
             await app.bot.login(settings.require_discord_token())

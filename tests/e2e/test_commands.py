@@ -23,11 +23,19 @@ async def test_commands_sync_to_the_dev_guild_only(
         assert fake.commands(None) == []
 
 
-async def test_commands_are_not_synced_without_a_dev_guild_or_global_sync(
+async def test_without_a_dev_guild_commands_are_synced_globally_and_not_again_unchanged(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:
     async with running_bot(tmp_path, fake=fake, llm=llm):
-        assert fake.commands(GUILD_ID) == [] and fake.commands(None) == []
+        names = {c["name"] for c in fake.commands(None)}
+    synced = [r for r in fake.requests if r.method == "PUT" and r.path.endswith("/commands")]
+    async with running_bot(tmp_path, fake=fake, llm=llm):  # a restart, same commands
+        pass
+    again = [r for r in fake.requests if r.method == "PUT" and r.path.endswith("/commands")]
+
+    assert {"otomo", "tools", "remind", "timezone"} <= names
+    assert fake.commands(GUILD_ID) == []
+    assert len(synced) == 1 and len(again) == 1
 
 
 async def test_help_answers_privately_and_says_how_to_enable_web_search(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.start_failures import ExitCode
 from tests.e2e.harness import bot_environment
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, text
@@ -74,6 +75,11 @@ async def test_the_bot_process_answers_a_mention_as_a_reply(
     assert "Running upgrade" in stderr  # migrations were applied at start
     assert "fake-bot-token" not in stderr and "test-key" not in stderr
     assert "Otomo stopped" in stderr
+    # Slash commands appear without DEV_GUILD_ID (globally), and the invite link is logged.
+    assert {"otomo", "remind", "timezone"} <= {c["name"] for c in fake.commands()}
+    assert "slash commands globally" in stderr
+    invite = f"Invite Otomo to a server: https://discord.com/oauth2/authorize?client_id={fake.world.bot.id}"
+    assert invite in stderr
     # Ready means warm: the model client's import overlaps the connection but ends before it.
     assert stderr.index("Model client and tokenizer loaded") < stderr.index("Otomo is ready")
     assert "Slow event-loop step:" not in stderr  # the watchdog the harness turns on
@@ -90,7 +96,7 @@ async def test_a_model_client_that_cannot_load_stops_the_bot_with_a_sentence(
     _, stderr_bytes = await asyncio.wait_for(process.communicate(), 120)
     stderr = stderr_bytes.decode()
 
-    assert process.returncode == 1, stderr[-2000:]
+    assert process.returncode == ExitCode.MODEL_CLIENT == 42, stderr[-2000:]
     assert (
         "Otomo could not start: the model client (litellm) could not be loaded: "
         "ImportError: planted: litellm is broken"

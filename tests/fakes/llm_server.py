@@ -161,6 +161,15 @@ def auth_error(message: str = WRONG_KEY.message) -> Reply:
     return Reply(error=replace(WRONG_KEY, message=message))
 
 
+def model_not_found(model: str) -> Reply:
+    """Answer 404 as OpenAI does for a model name it does not know."""
+    return error(
+        404,
+        f"The model `{model}` does not exist or you do not have access to it.",
+        code="model_not_found",
+    )
+
+
 def rate_limited(
     retry_after: float = 1.0, message: str = "Rate limit reached for requests."
 ) -> Reply:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.agent.tools import ToolContext, execute
+from bot.agent.tools import ToolContext, ToolRegistry, execute
 from bot.knowledge import KnowledgeIndex, search_knowledge
 from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
 from bot.runtime.clock import ManualClock
@@ -56,6 +56,14 @@ async def test_in_a_direct_message_the_model_is_told_notes_belong_to_a_server(
     outcome = await execute(list_notes, make_ctx(guild_id=None), {})
 
     assert outcome.is_error and "direct message" in str(outcome.output)
+
+
+def test_notes_are_offered_in_a_server_only_not_in_dms_or_the_console() -> None:
+    registry = ToolRegistry(NOTE_TOOLS)
+    names = [t.name for t in NOTE_TOOLS]
+
+    assert {t.name for t in registry.select(names, GUILD)} == set(names)
+    assert registry.select(names, None) == []
 
 
 async def test_a_note_of_another_server_is_not_readable(

@@ -4,6 +4,7 @@ registers while the bot is down, registers again when the bot lost it, and clear
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
@@ -161,3 +162,20 @@ async def test_a_wrong_token_stops_the_runner_with_a_sentence(
     finally:
         await api.stop()
         await catalog.stop()
+
+
+def test_a_plugin_reads_the_bots_dotenv_in_its_folder_and_the_environment_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("TOOLS_API_PORT", "TOOLS_API_TOKEN", "OTOMO_TOOLS_URL", "OTOMO_TOOLS_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("TOOLS_API_PORT=8765\nTOOLS_API_TOKEN=from-the-dotenv-file\n")
+
+    from_file = Plugin("dice")
+    monkeypatch.setenv("TOOLS_API_TOKEN", "from-the-environment")
+    from_environment = Plugin("dice")
+
+    assert from_file.bot_url == "http://127.0.0.1:8765"
+    assert from_file.token == "from-the-dotenv-file"
+    assert from_environment.token == "from-the-environment"

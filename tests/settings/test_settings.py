@@ -58,6 +58,9 @@ def test_missing_token_is_one_sentence_saying_what_to_do() -> None:
         ("RESPOND_IN_DMS", "maybe", "RESPOND_IN_DMS must be true or false"),
         ("AGENT_MAX_STEPS", "0", "AGENT_MAX_STEPS"),
         ("TIPS_QUIET_HOURS", "night", "TIPS_QUIET_HOURS 'night' must be a range"),
+        ("LOG_FORMAT", "xml", "LOG_FORMAT 'xml' is not a log format: use text"),
+        ("LLM_CHECK_ON_START", "maybe", "LLM_CHECK_ON_START must be true or false"),
+        ("HEALTH_PORT", "99999", "HEALTH_PORT"),
     ],
 )
 def test_each_bad_value_is_a_sentence_naming_the_setting(name: str, value: str, words: str) -> None:

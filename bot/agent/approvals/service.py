@@ -25,6 +25,7 @@ from bot.agent.approvals.types import (
 )
 from bot.members.permissions import may_decide
 from bot.runtime.clock import Clock
+from bot.runtime.metrics import Metrics
 from bot.storage.agent import ApprovalRequest, ToolGrant
 
 __all__ = [
@@ -51,11 +52,13 @@ class ApprovalService:
         clock: Clock,
         timeout_seconds: float,
         auto_approve: frozenset[str] = frozenset(),
+        metrics: Metrics | None = None,
     ) -> None:
         self._sessions = sessions
         self._clock = clock
         self.timeout = timedelta(seconds=timeout_seconds)
         self.auto_approve = auto_approve
+        self._metrics = metrics
 
     async def create(self, new: NewApproval) -> ApprovalRequest:
         """Store a pending request; the row exists before anyone is shown a card."""
@@ -317,7 +320,10 @@ class ApprovalService:
                 .where(ApprovalRequest.id == approval_id, ApprovalRequest.status == Status.PENDING)
                 .values(status=status, reason=reason, decided_by=user_id, decided_at=now)
             )
-        return bool(getattr(result, "rowcount", 0))
+        changed = bool(getattr(result, "rowcount", 0))
+        if changed and self._metrics is not None:
+            self._metrics.approval(str(status))
+        return changed
 
 
 def _decided(

@@ -12,8 +12,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.messages import ToolCall
+from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.provider import LLMFailure, failure_from_exception, import_litellm
 from bot.runtime.clock import Clock
+from bot.runtime.metrics import UNAVAILABLE_KINDS, Metrics
 from bot.runtime.redaction import redact
 from bot.settings import Settings
 from bot.storage.agent import LLMCall
@@ -97,11 +99,13 @@ class LLMClient:
         sessions: async_sessionmaker[AsyncSession] | None,
         clock: Clock,
         model_source: ModelSource | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self._settings = settings
         self._sessions = sessions
         self._clock = clock
         self._model_source = model_source
+        self._metrics = metrics
 
     async def current_model(self, guild_id: int | None = None) -> str:
         """The model new runs in this server use: its admins' /model choice, else LLM_MODEL."""
@@ -153,6 +157,7 @@ class LLMClient:
         t0 = time.perf_counter()
         turn = Turn()
         error: str | None = None
+        kind: str | None = None
         partial: dict[int, dict[str, str]] = {}
         try:
             response = await litellm.acompletion(
@@ -203,11 +208,14 @@ class LLMClient:
             ]
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
-            log.warning("LLM call failed (%s): %s", purpose, error)
-            raise failure_from_exception(exc) from exc
+            failure = self._failed(exc, model, purpose, error)
+            kind = failure.kind
+            raise failure from exc
         finally:
             turn.usage.calls = 1
-            await self._log(model, purpose, conversation_key, started, t0, turn, error, messages)
+            await self._log(
+                model, purpose, conversation_key, started, t0, turn, error, messages, kind
+            )
         yield turn
 
     async def complete(
@@ -225,6 +233,7 @@ class LLMClient:
         t0 = time.perf_counter()
         turn = Turn()
         error: str | None = None
+        kind: str | None = None
         try:
             response = await litellm.acompletion(messages=messages, **self._params(model))
             turn.text = response.choices[0].message.content or ""
@@ -234,9 +243,24 @@ class LLMClient:
             return turn.text
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
-            raise failure_from_exception(exc) from exc
+            failure = self._failed(exc, model, purpose, error)
+            kind = failure.kind
+            raise failure from exc
         finally:
-            await self._log(model, purpose, conversation_key, started, t0, turn, error, messages)
+            await self._log(
+                model, purpose, conversation_key, started, t0, turn, error, messages, kind
+            )
+
+    def _failed(self, exc: Exception, model: str, purpose: str, error: str) -> LLMFailure:
+        """The member's sentence; the operator's goes to the log, at ERROR when the model
+        itself cannot answer (key, name, server), since every member is affected."""
+        failure = failure_from_exception(exc)
+        if failure.kind in UNAVAILABLE_KINDS:
+            problem = problem_from_exception(exc, model, self._settings)
+            log.error("The model cannot answer (%s): %s", purpose, problem.sentence)
+        else:
+            log.warning("LLM call failed (%s): %s", purpose, error)
+        return failure
 
     async def _log(
         self,
@@ -248,7 +272,17 @@ class LLMClient:
         turn: Turn,
         error: str | None,
         messages: list[dict[str, Any]],
+        kind: str | None = None,
     ) -> None:
+        if self._metrics is not None:
+            self._metrics.model_call(
+                model,
+                purpose,
+                time.perf_counter() - t0,
+                tokens_in=turn.usage.prompt_tokens,
+                tokens_out=turn.usage.completion_tokens,
+                error_kind=None if error is None else kind or "error",
+            )
         if self._sessions is None:
             return
         debug = self._settings.llm_log_prompts

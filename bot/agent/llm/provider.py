@@ -32,9 +32,25 @@ def import_litellm() -> Any:
     return litellm
 
 
+# What a member reads when the model cannot answer anyone; the log has the operator's sentence.
+MODEL_UNAVAILABLE = (
+    "The bot's model is not reachable right now; an admin has been told in the log. "
+    "Please try again later."
+)
+
+
 def failure_from_exception(exc: BaseException) -> LLMFailure:
-    """Map a litellm/OpenAI exception to a sentence a user can act on."""
+    """Map a litellm/OpenAI exception to a sentence a user can act on.
+
+    Failures of the model itself (key, name, server) are not the member's doing: they get an
+    honest sentence, never "rephrase".
+    """
     litellm = import_litellm()
+    text = str(exc).lower()
+    if isinstance(exc, litellm.AuthenticationError) or "missing credentials" in text:
+        return LLMFailure("auth", MODEL_UNAVAILABLE)
+    if isinstance(exc, litellm.NotFoundError) or "provider not provided" in text:
+        return LLMFailure("model_not_found", MODEL_UNAVAILABLE)
     checks: list[tuple[Any, str, str]] = [
         (
             litellm.ContextWindowExceededError,
@@ -43,9 +59,9 @@ def failure_from_exception(exc: BaseException) -> LLMFailure:
             "to raise the model's context size.",
         ),
         (
-            litellm.AuthenticationError,
-            "auth",
-            "The AI service refused our credentials. An admin needs to check LLM_API_KEY.",
+            litellm.ContentPolicyViolationError,
+            "content_policy",
+            "The model declined this request under its content policy. Please rephrase it.",
         ),
         (
             litellm.RateLimitError,
@@ -55,30 +71,19 @@ def failure_from_exception(exc: BaseException) -> LLMFailure:
         (
             litellm.Timeout,
             "timeout",
-            "The AI service took too long to answer. Please try again in a moment.",
+            "The bot's model took too long to answer; an admin has been told in the log. "
+            "Please try again in a moment.",
         ),
-        (
-            litellm.APIConnectionError,
-            "unreachable",
-            "I could not reach the AI service. Please try again later; an admin may need to "
-            "check LLM_API_BASE.",
-        ),
-        (
-            litellm.NotFoundError,
-            "model_not_found",
-            "The configured model does not exist at the AI service. An admin needs to check "
-            "LLM_MODEL.",
-        ),
+        (litellm.APIConnectionError, "unreachable", MODEL_UNAVAILABLE),
         (
             litellm.BadRequestError,
             "bad_request",
-            "The AI service rejected the request. Please rephrase, or start a new topic.",
+            "The bot's model could not take this message; an admin has been told in the log.",
         ),
     ]
     for cls, kind, sentence in checks:
         if isinstance(exc, cls):
             return LLMFailure(kind, sentence)
-    return LLMFailure(
-        "server_error",
-        "The AI service had an error and did not answer. Please try again in a moment.",
-    )
+    if "connection error" in text:
+        return LLMFailure("unreachable", MODEL_UNAVAILABLE)
+    return LLMFailure("server_error", MODEL_UNAVAILABLE)

@@ -89,6 +89,8 @@ class Tool:
     handlers: frozenset[str] = frozenset()
     # Validates and converts the model's arguments before the handler sees them.
     arguments_model: type[BaseModel] | None = None
+    # Works only inside a server (its notes, say): not offered in DMs or the console.
+    servers_only: bool = False
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -116,6 +118,8 @@ class Tool:
 
     def available_in(self, guild_id: int | None) -> bool:
         """Whether the tool is offered in this guild (None = a DM or the console)."""
+        if guild_id is None and self.servers_only:
+            return False
         return self.guild_id is None or self.guild_id == guild_id
 
 
@@ -128,6 +132,7 @@ def tool(
     requires_approval: bool = True,
     source: str = "core",
     guild_id: int | None = None,
+    servers_only: bool = False,
 ) -> Callable[[ToolHandler], Tool]:
     """Turn `async def f(ctx: ToolContext, ...)` into a Tool; schema from signature + docstring."""
 
@@ -154,6 +159,7 @@ def tool(
             source=source,
             guild_id=guild_id,
             arguments_model=model,
+            servers_only=servers_only,
         )
 
     return wrap

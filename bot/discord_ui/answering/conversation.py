@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import discord
 
+from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.answering.gate import Gate
@@ -20,6 +22,7 @@ from bot.discord_ui.members import actor_of
 from bot.handlers.router import route
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.runtime.metrics import Metrics
 from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
@@ -41,6 +44,8 @@ class Staff:
     tasks: BackgroundTasks
     health: DatabaseHealth
     permissions: Permissions
+    # Mentions, answers and their latency, for /metrics.
+    metrics: Metrics = field(default_factory=Metrics)
 
     def renderer(
         self,
@@ -74,11 +79,15 @@ class Conversations:
     async def on_message(self, message: discord.Message) -> None:
         """Answer a message if it is for us; refuse with a sentence when a limit is hit."""
         verdict = self.gate.check(message, self._client.user)
+        shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
+            self.staff.metrics.mention(shard)
+            self.staff.metrics.reply(shard, "refused", 0.0)
             await reply_plain(message, verdict.refusal)
             return
         if not verdict.answer:
             return
+        self.staff.metrics.mention(shard)
         run = self.staff.runs.start(message.author.id, message.channel.id)
         self.staff.tasks.spawn(
             typing_during(message.channel, self._answer(message, verdict.text, run)),
@@ -87,6 +96,8 @@ class Conversations:
 
     async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
         staff = self.staff
+        started = time.perf_counter()
+        outcome = "failed"
         try:
             timezone = await staff.preferences.timezone(message.author.id)
             chosen = await in_worker(route, text)
@@ -115,7 +126,8 @@ class Conversations:
                 reply_to=message,
             )
             shared = await read_shared(message, self._client)
-            await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
+            last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
+            outcome = "failed" if isinstance(last, ev.Failed) else "answered"
         except SendError:
             # Logged by the renderer; the channel does not take our messages now.
             run.stop.set()
@@ -130,6 +142,8 @@ class Conversations:
             await reply_plain(message, INTERNAL_ERROR)
         finally:
             staff.runs.end(run)
+            shard = message.guild.shard_id if message.guild else 0
+            staff.metrics.reply(shard, outcome, time.perf_counter() - started)
 
 
 async def reply_plain(message: discord.Message, text: str) -> None:

@@ -117,6 +117,10 @@ class DeliveryEngine:
         # An outage is retried and said once, not per row.
         self._health = health or DatabaseHealth()
 
+    async def due_now(self) -> int:
+        """How many of this engine's reminders are due and not yet delivered (for /metrics)."""
+        return await self._ledger.count_due(self._clock.now())
+
     @property
     def armed_at(self) -> datetime | None:
         """When the wake-up job is due to run, or None when nothing is pending."""

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Update,
     and_,
     case,
+    func,
     literal,
     or_,
     select,
@@ -237,6 +238,21 @@ class DeliveryLedger:
                 )
             )
         return [(channel, (now - at).total_seconds()) for channel, at in rows if at is not None]
+
+    async def count_due(self, now: datetime) -> int:
+        """Pending rows of this process that are due by now (claimed ones included)."""
+        async with self._reads() as session:
+            found = await session.scalar(
+                select(func.count())
+                .select_from(Reminder)
+                .where(
+                    self._scope,
+                    Reminder.state == ReminderState.PENDING,
+                    Reminder.next_attempt_at <= now,
+                    self._owned,
+                )
+            )
+        return int(found or 0)
 
     async def earliest_wake(self) -> datetime | None:
         """When the next pending row becomes claimable: its due time, or the end of a lease

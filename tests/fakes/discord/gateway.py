@@ -336,7 +336,7 @@ class GatewayServer(FakeDiscordState):
         if conn.session is not None:
             await conn.ws.close(code=4005, message=b"Already authenticated.")
             return
-        if not self._token_ok(data.get("token")):
+        if self.token_revoked_at_gateway or not self._token_ok(data.get("token")):
             await conn.ws.close(code=4004, message=b"Authentication failed.")
             return
         intents = int(data.get("intents", 0))
@@ -389,7 +389,7 @@ class GatewayServer(FakeDiscordState):
 
     async def _resume(self, conn: GatewayConnection, data: Json) -> None:
         """RESUME a known session (replaying missed events) or answer INVALID_SESSION."""
-        if not self._token_ok(data.get("token")):
+        if self.token_revoked_at_gateway or not self._token_ok(data.get("token")):
             await conn.ws.close(code=4004, message=b"Authentication failed.")
             return
         session = self._sessions.get(str(data.get("session_id")))

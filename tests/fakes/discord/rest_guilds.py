@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from tests.fakes.discord.gateway import (
+    INTENT_GUILD_MEMBERS,
+    INTENT_MESSAGE_CONTENT,
+    PRIVILEGED_INTENTS,
+)
 from tests.fakes.discord.rest import RestCall, Route
 from tests.fakes.discord.rules import RestReply, error_reply
 from tests.fakes.discord.state import FakeDiscordState
@@ -76,6 +81,16 @@ class GuildRoutes(FakeDiscordState):
             },
         )
 
+    def _application_flags(self) -> int:
+        """GATEWAY_*_LIMITED flags for the privileged intents "switched on in the portal"."""
+        allowed = PRIVILEGED_INTENTS if self.allowed_intents is None else self.allowed_intents
+        flags = 0
+        if allowed & INTENT_GUILD_MEMBERS:
+            flags |= 1 << 15
+        if allowed & INTENT_MESSAGE_CONTENT:
+            flags |= 1 << 19
+        return flags
+
     async def _get_application(self, call: RestCall) -> RestReply:
         owner = self.world.user(self.world.owner_id) or self.world.bot
         return RestReply(
@@ -91,7 +106,7 @@ class GuildRoutes(FakeDiscordState):
                 "team": None,
                 "verify_key": "0" * 64,
                 "summary": "",
-                "flags": (1 << 15) | (1 << 19),
+                "flags": self._application_flags(),
                 "bot": self.world.bot.payload(),
                 "interactions_endpoint_url": None,
                 "redirect_uris": [],

@@ -65,6 +65,9 @@ class FakeDiscordState(LocalServer):
         self.allowed_intents = allowed_intents
         # What GET /gateway/bot recommends; each session gets only its shard's events.
         self.shards = shards
+        # True: the gateway closes IDENTIFY/RESUME with 4004 although REST still accepts the
+        # token, as when it is reset between the bot's login and its gateway connection.
+        self.token_revoked_at_gateway = False
 
         self.requests: list[RecordedRequest] = []
         self.dispatched: list[Json] = []  # {"t": event, "d": data} for every dispatch attempt

@@ -11,12 +11,12 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
-from bot.clock import Clock
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.registration import Refused, Registration
 from bot.extools.store import ExternalToolStore
+from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
-from bot.storage.outage import health_of
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -52,9 +52,10 @@ class ExternalTools:
         handler_names: frozenset[str],
         trusted_sources: frozenset[str],
         check_every: float,
+        health: DatabaseHealth | None = None,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
-        self._health = health_of(sessions)
+        self._health = health or DatabaseHealth()
         self.handler_names = handler_names
         self._registry = registry
         self._trusted = trusted_sources

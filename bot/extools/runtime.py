@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolRegistry
-from bot.clock import Clock
 from bot.extools.catalog import ExternalTools, ToolStatus
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
+from bot.runtime.clock import Clock
 from bot.settings import Settings
+from bot.storage.outage import DatabaseHealth
 
 if TYPE_CHECKING:
     from bot.extools.api import ToolsAPI
@@ -59,6 +60,7 @@ def build_external_tools(
     sessions: async_sessionmaker[AsyncSession],
     registry: ToolRegistry,
     handlers: Iterable[str],
+    health: DatabaseHealth | None = None,
 ) -> ExternalToolsRuntime:
     """The catalog always (registrations in the database); MCP and the API when configured."""
     handler_names = frozenset(handlers)
@@ -70,6 +72,7 @@ def build_external_tools(
         handler_names=handler_names,
         trusted_sources=trusted,
         check_every=settings.tools_health_check_seconds,
+        health=health,
     )
     mcp: MCPServers | None = None
     if settings.mcp_servers_file is not None:

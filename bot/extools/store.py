@@ -6,8 +6,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
 from bot.extools.registration import Registration
+from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
+from bot.runtime.clock import ManualClock
 from tests.knowledge.conftest import remembered_analysis
 from tests.knowledge.question_set import COMMUNITY, Question, batches, load_questions
 

@@ -28,6 +28,8 @@ TOOL_HANDLERS = (REMINDER, WEATHER)
 # Tokens that may follow the last verb of a sentence without changing its tense.
 _TRAILING_POS = {"助詞", "記号", "フィラー", "感動詞"}
 _VERB_POS = {"動詞", "形容詞"}
+# 頼んだ, 任せた: past in form, a request in use.
+_ASKING_VERBS = {"頼む", "任せる"}
 # "大阪 気温", "weather in osaka": a bare noun phrase asks for the thing it names.
 _SHORT_WORDS, _SHORT_CHARS = 4, 24
 
@@ -48,13 +50,21 @@ class _Reading:
 
 
 def _ends_in_past(tokens: list[Token]) -> bool:
-    """Whether it ends in 〜た (遅刻したわ, 頑張った！, 泣いた): a story, not a request."""
-    for token in reversed(tokens):
+    """Whether it ends in 〜た (遅刻したわ, 頑張った！, 泣いた): a story, not a request.
+
+    Not 頼んだ / 任せた (a request) nor 〜たって (言うたって: "tell them" in the west)."""
+    following = ""
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
         if token.pos in _TRAILING_POS or not any(ch.isalnum() for ch in token.surface):
+            following = token.surface
             continue
         if token.surface in {"w", "ww", "笑", "ー"}:
             continue
-        return token.pos == "助動詞" and token.base == "た" and token.surface != "たら"
+        if token.pos != "助動詞" or token.base != "た" or token.surface == "たら":
+            return False
+        before = tokens[index - 1].base if index else ""
+        return not following.startswith("って") and before not in _ASKING_VERBS
     return False
 
 

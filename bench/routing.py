@@ -6,11 +6,18 @@ and on the traps, and a weighted miss cost (chat or a question sent to the remin
 handler costs 3, a miss between those two 2, anything sent to the general or chat handler 1);
 then a confusion table over everything. `--misses tune` lists the tuning parts' misses; the
 held-out parts are for measuring only. Target: every part >= 97 %.
+
+A mis-route loses nothing when the tools the mention needs are still offered: by its own
+handler, by the general handler (which offers every tool), or by the runner-up, a tool handler
+that scored without winning whose tools the chosen handler then offers too. Each batch's line
+"tools within reach" counts that for the reminder and weather mentions; the end of the output
+measures what a runner-up adds to a request (bench/runner_up_cost.py; `--no-sizes` skips it).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import time
 from collections import Counter
@@ -18,11 +25,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.handlers.router import route
+from runner_up_cost import request_bytes
+
+from bot.handlers.router import GENERAL, Route, route
 from bot.text.analysis import warm_up
 from tests.handlers.routing_corpus import (
     HANDLERS,
     HELD_OUT,
+    TOOL_HANDLERS,
     TUNE,
     Mention,
     Score,
@@ -55,24 +65,55 @@ def _share(name: str, score: Score) -> str:
     return f"{name}: {score.hits}/{score.total} = {score.accuracy:.1%}"
 
 
+def _within_reach(rows: list[Mention], routes: dict[str, Route]) -> str:
+    needing = [m for m in rows if m.handler in TOOL_HANDLERS]
+    reached = [
+        m
+        for m in needing
+        if routes[m.text].handler in (m.handler, GENERAL) or routes[m.text].also == m.handler
+    ]
+    rescued = [m for m in reached if routes[m.text].also == m.handler]
+    offered = sum(routes[m.text].also is not None for m in rows)
+    return (
+        f"  tools within reach {len(reached)}/{len(needing)} = "
+        f"{len(reached) / max(1, len(needing)):.1%} ({len(rescued)} by a runner-up); "
+        f"runner-up offered on {offered} of {len(rows)} mentions"
+    )
+
+
+def _sizes(rows: list[Mention], routes: dict[str, Route]) -> None:
+    sizes = asyncio.run(request_bytes())
+    print("\nrequest size (one user message, tools as litellm sends them, no system prompt):")
+    for key, (length, tools) in sizes.items():
+        base = key.split("+")[0]
+        extra = f"  (+{length - sizes[base][0]:,} bytes)" if "+" in key else ""
+        print(f"  {key:<18} {tools:2d} tools {length:6,} bytes{extra}")
+    offered = [routes[m.text] for m in rows if routes[m.text].also]
+    added = sum(sizes[r.name][0] - sizes[r.handler][0] for r in offered)
+    print(
+        f"  over the corpus: {len(offered)} of {len(rows)} mentions carry a runner-up, "
+        f"{added / max(1, len(rows)):.1f} bytes more per mention on average"
+    )
+
+
 def main() -> None:
     """Print each batch's accuracies and weighted cost, then the confusion table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", choices=[TUNE, "none"], default="none")
+    parser.add_argument("--no-sizes", action="store_true", help="skip the request-size part")
     args = parser.parse_args()
     corpus = load_corpus()
     warm_up()
-    routed: dict[str, str] = {}
-
-    def pick(text: str) -> str:
-        if text not in routed:
-            routed[text] = route(text).handler
-        return routed[text]
-
+    routes: dict[str, Route] = {}
     started = time.perf_counter()
     for mention in corpus:
-        pick(mention.text)
+        if mention.text not in routes:
+            routes[mention.text] = route(mention.text)
     elapsed = time.perf_counter() - started
+
+    def pick(text: str) -> str:
+        return routes[text].handler
+
     traps = [m for m in corpus if m.group.startswith("trap-")]
     held = [m for m in corpus if m.split == HELD_OUT]
     print(f"corpus: {len(corpus)} mentions, {len(traps)} traps, {len(held)} held out")
@@ -94,15 +135,18 @@ def main() -> None:
         ]
         shares.append(_share("traps", evaluate([m for m in rows if m in traps], pick)))
         print("  " + "   ".join(shares))
+        print(_within_reach(rows, routes))
         confusion += evaluate(rows, pick).confusion
     print("\nconfusion (every batch):")
     print(_confusion_table(confusion))
-    print(f"\n{1000 * elapsed / len(routed):.2f} ms per mention")
+    print(f"\n{1000 * elapsed / len(routes):.2f} ms per mention")
     if args.misses == TUNE:
         print("\ntuning misses:")
         for mention, got in tuning_misses:
             where = f"{mention.batch} {mention.group}"
             print(f"  [{where}] {mention.text!r}: {mention.handler} → {got}")
+    if not args.no_sizes:
+        _sizes(corpus, routes)
 
 
 if __name__ == "__main__":

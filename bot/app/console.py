@@ -85,10 +85,10 @@ class Console:
             channel_id=CONSOLE_CHANNEL_ID,
             guild_id=None,
             conversation_key=conversation_key(CONSOLE_CHANNEL_ID, CONSOLE_USER_ID),
-            handler=chosen.handler,
+            handler=chosen.name,
             timezone=self.agent.settings.timezone,
         )
-        self._write(f"[{chosen.handler}] otomo> ")
+        self._write(f"[{chosen.name}] otomo> ")
         events = self.agent.run(request, text)
         while True:
             decided: int | None = None

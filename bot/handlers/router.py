@@ -19,7 +19,16 @@ from bot.handlers.shapes import (
 )
 from bot.text.analysis import Token, katakana_to_hiragana, normalize, tokenize
 
-__all__ = ["CHAT", "GENERAL", "REMINDER", "WEATHER", "Route", "route"]
+__all__ = [
+    "CHAT",
+    "GENERAL",
+    "REMINDER",
+    "TOOL_HANDLERS",
+    "WEATHER",
+    "Route",
+    "handler_key",
+    "route",
+]
 
 # A tool handler needs at least this score, and more than any other handler: chat sent to the
 # reminder or weather handler is worse than anything sent to the general one.
@@ -34,12 +43,27 @@ _ASKING_VERBS = {"頼む", "任せる"}
 _SHORT_WORDS, _SHORT_CHARS = 4, 24
 
 
+def handler_key(handler: str, also: str | None = None) -> str:
+    """A run's handler: `chat`, or `chat+reminder` when it also offers a runner-up's tools."""
+    return f"{handler}+{also}" if also else handler
+
+
 @dataclass(frozen=True)
 class Route:
-    """Where a message goes and the cues that sent it there (for logs and tests)."""
+    """Where a message goes and the cues that sent it there (for logs and tests).
+
+    `also` is a tool handler that scored without winning: the chosen handler offers its tools
+    too, so a request the router misread can still set the reminder or look up the forecast.
+    """
 
     handler: str
     rule: str
+    also: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The handler a run uses (see handler_key)."""
+        return handler_key(self.handler, self.also)
 
 
 @dataclass(frozen=True)
@@ -110,12 +134,17 @@ def route(text: str) -> Route:
     def because(name: str) -> str:
         return " + ".join(c.name for c in found[name])
 
+    def runner_up(chosen: str) -> str | None:
+        # A tool handler that scored enough to win on its own, had nothing outscored it.
+        best = max((name for name in TOOL_HANDLERS if name != chosen), key=lambda n: total[n])
+        return best if total[best] >= MIN_TOOL_SCORE else None
+
     tool = max(TOOL_HANDLERS, key=lambda name: total[name])
     rivals = [total[name] for name in total if name != tool]
     if total[tool] >= MIN_TOOL_SCORE and total[tool] > max(rivals):
-        return Route(tool, because(tool))
+        return Route(tool, because(tool), runner_up(tool))
     if total[CHAT] > total[GENERAL]:
-        return Route(CHAT, because(CHAT))
+        return Route(CHAT, because(CHAT), runner_up(CHAT))
     if total[GENERAL] > 0:
         return Route(GENERAL, because(GENERAL))
     # Nothing matched: a question, a request, or a plan with a time ("明日9時に会議") that may

@@ -244,3 +244,17 @@ def test_chat_that_names_weather_laundry_or_reminding_without_asking_stays_chat(
     text: str,
 ) -> None:
     assert route(text).handler == CHAT
+
+
+def test_a_tool_handler_that_scored_without_winning_is_offered_as_the_runner_up() -> None:
+    mixed = route("眠いー 明日6時に起こしてー")  # small talk and a feeling outweigh 起こして
+
+    assert (mixed.handler, mixed.also, mixed.name) == (CHAT, REMINDER, "chat+reminder")
+    assert route("明日の天気は？").also is None
+    assert route("暇だなー").also is None
+
+
+def test_the_general_handler_never_takes_a_runner_up_since_it_offers_every_tool() -> None:
+    asked = route("リマインダーって何個まで登録できるん？")
+
+    assert (asked.handler, asked.also, asked.name) == (GENERAL, None, GENERAL)

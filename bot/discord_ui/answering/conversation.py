@@ -92,7 +92,7 @@ class Conversations:
                 "Answering %s in channel %s with the %s handler (%s)",
                 message.author.id,
                 message.channel.id,
-                chosen.handler,
+                chosen.name,
                 chosen.rule,
             )
             request = RunRequest(
@@ -101,7 +101,7 @@ class Conversations:
                 channel_id=message.channel.id,
                 guild_id=message.guild.id if message.guild else None,
                 conversation_key=conversation_key(message.channel.id, message.author.id),
-                handler=chosen.handler,
+                handler=chosen.name,
                 timezone=timezone,
                 origin_message_id=message.id,
                 is_admin=is_approver(message.author, staff.settings),

@@ -18,13 +18,18 @@ from tests.knowledge.conftest import remembered_analysis
 from tests.knowledge.question_set import COMMUNITY, Question, batches, load_questions
 
 QUESTIONS = load_questions()
-# Batches collected before retrieval learned what they hold (see fixtures/questions/README.md).
-NOT_LEARNED_YET = {"2-other-words"}
+TARGET = {"hit@1": 0.85, "hit@3": 0.97, "english hit@1": 0.80}
+# Held-out parts written before retrieval learned their kinds of questions, and measured below the
+# target (offline BM25) after it did: each is kept from falling below what it reached. A batch
+# written after a change (say 3-after) is held to the target.
+BELOW_TARGET = {"2-other-words": {"hit@1": 0.77, "hit@3": 0.88, "english hit@1": 0.74}}
 HELD_OUT_BATCHES = [
-    pytest.param(b, marks=[pytest.mark.xfail(strict=True)] if b in NOT_LEARNED_YET else [])
-    for b in batches(QUESTIONS)
-    if any(q.batch == b and q.held_out for q in QUESTIONS)
+    b for b in batches(QUESTIONS) if any(q.batch == b and q.held_out for q in QUESTIONS)
 ]
+
+
+def _floor(batch: str, figure: str) -> float:
+    return BELOW_TARGET.get(batch, TARGET)[figure]
 
 
 @pytest.fixture
@@ -67,8 +72,8 @@ def test_held_out_questions_find_their_file_first_at_least_85_percent_of_the_tim
 ) -> None:
     ranks = _ranks(community, [q for q in QUESTIONS if q.held_out and q.batch == batch])
 
-    assert _share(ranks, 1) >= 0.85
-    assert _share(ranks, 3) >= 0.97
+    assert _share(ranks, 1) >= _floor(batch, "hit@1")
+    assert _share(ranks, 3) >= _floor(batch, "hit@3")
 
 
 @pytest.mark.parametrize("batch", HELD_OUT_BATCHES)
@@ -78,7 +83,7 @@ def test_held_out_english_questions_find_their_japanese_file_first_80_percent_of
     english = [q for q in QUESTIONS if q.held_out and q.batch == batch and q.english]
 
     assert len(english) >= 5
-    assert _share(_ranks(community, english), 1) >= 0.80
+    assert _share(_ranks(community, english), 1) >= _floor(batch, "english hit@1")
 
 
 @pytest.mark.parametrize(
@@ -94,3 +99,23 @@ def test_the_answering_section_comes_before_the_files_one_line_intro(
     community: KnowledgeIndex, question: str, heading: str
 ) -> None:
     assert community.search(question, 1)[0].heading == heading
+
+
+@pytest.mark.parametrize(
+    ("question", "path"),
+    [
+        ("does otomo remember our conversations", "privacy.md"),
+        ("ボットに話した内容って残る？", "privacy.md"),
+        ("how can I support the server financially", "support.md"),
+        ("what do i get for donating", "support.md"),
+        ("what events are coming up this month", "events/calendar.md"),
+        ("NGワードに引っかかった", "moderation/automod.md"),
+        ("VCの人数上限って何人？", "guides/voice-rooms.md"),
+        ("how do I get rid of a role", "roles.md"),
+        ("what are the rules about swearing", "rules/general.md"),
+    ],
+)
+def test_the_shipped_vocabulary_finds_privacy_support_event_moderation_voice_and_role_pages(
+    community: KnowledgeIndex, question: str, path: str
+) -> None:
+    assert community.search(question, 1)[0].path == path

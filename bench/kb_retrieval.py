@@ -9,6 +9,11 @@ character-bigram BM25 over the same sections.
 Run `python bench/kb_retrieval.py` (adds query latency at 1,000 generated files, a minute or
 two for the cold index) or `python bench/kb_retrieval.py --files 0` for the quality figures only.
 Targets on each batch's held-out part: hit@1 >= 85 %, hit@3 >= 97 %, English hit@1 >= 80 %.
+
+Besides the offline BM25 figures it prints the fused figures (BM25 + embeddings, as with
+EMBEDDING_MODEL set) against a scripted embedding endpoint on 127.0.0.1 whose stand-in model puts
+the right file nearest for a chosen share of the questions (`--accuracy`, see
+bench/scripted_embedder.py): they show what fusion does with a model of that quality.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import itertools
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -27,15 +33,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kb_search import percentile, write_corpus
+from scripted_embedder import scripted_model
 
 import bot.storage.knowledge  # noqa: F401 - registers the kb tables
 from bot.knowledge.documents import parse_document
+from bot.knowledge.embeddings import LiteLLMEmbedder, unit
 from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.semantic import embedding_text, nearest
 from bot.runtime.clock import ManualClock
 from bot.search.bm25 import BM25Index
 from bot.storage.base import Base
 from bot.storage.engine import create_database
 from bot.text.analysis import normalize
+from tests.fakes.embedding_server import ScriptedEmbeddings
 from tests.knowledge.question_set import (
     COMMUNITY,
     Question,
@@ -77,13 +87,48 @@ def bigram_baseline(root: Path) -> Ranker:
     return rank
 
 
-async def _index(root: Path, temp: str) -> KnowledgeIndex:
-    database = create_database(f"sqlite+aiosqlite:///{temp}/bench.db")
+async def _index(
+    root: Path, temp: str, embedder: LiteLLMEmbedder | None = None, name: str = "bench"
+) -> KnowledgeIndex:
+    database = create_database(f"sqlite+aiosqlite:///{temp}/{name}.db")
     async with database.engine.begin() as connection:
         await connection.run_sync(Base.metadata.create_all)
-    index = KnowledgeIndex(root, database.sessions, ManualClock(datetime(2026, 12, 1, tzinfo=UTC)))
+    clock = ManualClock(datetime(2026, 12, 1, tzinfo=UTC))
+    index = KnowledgeIndex(root, database.sessions, clock, embedder=embedder)
     await index.load()
     return index
+
+
+def _section_texts(index: KnowledgeIndex) -> dict[str, str]:
+    """Each section's embedded text → its file, as the index would embed them."""
+    texts: dict[str, str] = {}
+    for path in index.paths():
+        analysis = index.analysis_of(path)
+        assert analysis is not None
+        for section in analysis.sections:
+            heading = section.heading or analysis.title
+            texts[embedding_text(analysis.title, heading, section.text)] = path
+    return texts
+
+
+async def _fused(
+    plain: KnowledgeIndex, questions: list[Question], accuracy: float, temp: str
+) -> None:
+    labelled = [(q.text, sorted(q.expected)) for q in questions]
+    vector = scripted_model(_section_texts(plain), labelled, plain.paths(), accuracy)
+    async with ScriptedEmbeddings(vector) as endpoint:
+        embedder = LiteLLMEmbedder("openai/scripted", api_base=endpoint.api_base, api_key="bench")
+        index = await _index(CORPUS, temp, embedder, name=f"fused-{accuracy}")
+        ranked = {q.text: [hit.path for hit in await index.query(q.text, 10)] for q in questions}
+        calls = len(endpoint.requests)
+    _report(
+        f"Otomo fused with scripted embeddings (right file nearest for {accuracy:.0%} of "
+        f"questions; {calls} embedding requests for {len(questions)} questions and the sections)",
+        lambda text: ranked[text],
+        questions,
+        False,
+    )
+    _verdicts(lambda text: ranked[text], questions)
 
 
 def _parts(questions: list[Question]) -> dict[str, list[Question]]:
@@ -156,9 +201,26 @@ async def _latency(files: int, questions: list[Question], seed: int) -> None:
             f"query latency:  p50 {p50:.2f} ms, p99 {p99:.2f} ms over {len(texts)} queries "
             f"target p50 <= {TARGET_QUERY_P50_MS:g} ms: {verdict}"
         )
+        _semantic_latency(index.section_count(), random.Random(seed))
 
 
-async def run(files: int, show_misses: bool, seed: int) -> None:
+def _semantic_latency(sections: int, rng: random.Random) -> None:
+    """The nearest-section scan a fused question adds (on the worker thread), by vector size."""
+    for dimensions in (256, 1536):
+        vectors = [(n, unit(rng.gauss(0, 1) for _ in range(dimensions))) for n in range(sections)]
+        timings = []
+        for _ in range(5):
+            question = unit(rng.gauss(0, 1) for _ in range(dimensions))
+            started = time.perf_counter()
+            nearest(vectors, question, 30, 0.3)
+            timings.append((time.perf_counter() - started) * 1000)
+        print(
+            f"semantic scan:  {statistics.median(timings):.0f} ms median for {sections} sections "
+            f"of {dimensions} dimensions (pure Python, on the text worker thread)"
+        )
+
+
+async def run(files: int, show_misses: bool, seed: int, accuracies: list[float]) -> None:
     questions = load_questions()
     held = sum(q.held_out for q in questions)
     english = sum(q.english for q in questions)
@@ -180,6 +242,8 @@ async def run(files: int, show_misses: bool, seed: int) -> None:
             intros += bool(top) and top[0].heading == top[0].title and len(top[0].text) <= 160
         print(f"  top section is a file's short intro for {intros} of {len(questions)} questions")
         _verdicts(otomo, questions)
+        for accuracy in accuracies:
+            await _fused(index, questions, accuracy, temp)
     if files:
         await _latency(files, questions, seed)
 
@@ -190,8 +254,15 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000, help="generated files for latency")
     parser.add_argument("--misses", action="store_true", help="list the tuning questions missed")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--accuracy",
+        type=float,
+        action="append",
+        help="share of questions the scripted embedding model gets right (repeatable; "
+        "default 0.6 and 0.8)",
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.files, args.misses, args.seed))
+    asyncio.run(run(args.files, args.misses, args.seed, args.accuracy or [0.6, 0.8]))
 
 
 if __name__ == "__main__":

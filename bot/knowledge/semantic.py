@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from operator import mul
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -46,7 +46,7 @@ CANDIDATES = 30
 SEMANTIC_WEIGHT_FLOOR = 0.2
 # Seconds the semantic side rests after the endpoint failed: questions meanwhile get BM25 at once
 # instead of waiting for a timeout each.
-COOLDOWN_SECONDS = 60.0
+COOLDOWN = timedelta(seconds=60)
 # Questions whose vectors are remembered (the prompt's excerpts and a search tool call often ask
 # the same text within one answer).
 QUESTION_CACHE = 256
@@ -143,10 +143,11 @@ class SectionVectors:
 class QuestionVectors:
     """A question's vector: one request, remembered a while, skipped while the endpoint rests."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder, clock: Clock) -> None:
         self._embedder = embedder
+        self._clock = clock
         self._cache: OrderedDict[str, Vector] = OrderedDict()
-        self._resting_until = 0.0
+        self._resting_until: datetime | None = None
 
     async def vector(self, question: str) -> Vector | None:
         """The question's vector, or None (BM25 alone answers) when the endpoint failed."""
@@ -154,16 +155,16 @@ class QuestionVectors:
         if cached is not None:
             self._cache.move_to_end(question)
             return cached
-        if time.monotonic() < self._resting_until:
+        if self._resting_until is not None and self._clock.now() < self._resting_until:
             return None
         try:
             (vector,) = await self._embedder.embed([question])
         except EmbeddingFailure as exc:
-            self._resting_until = time.monotonic() + COOLDOWN_SECONDS
+            self._resting_until = self._clock.now() + COOLDOWN
             log.warning(
                 "Embedding a question failed (%s); knowledge search uses BM25 alone for %d s",
                 exc,
-                COOLDOWN_SECONDS,
+                COOLDOWN.total_seconds(),
             )
             return None
         self._cache[question] = vector
@@ -188,12 +189,12 @@ class SemanticSearch:
         self._clock = clock
         self._min_similarity = min_similarity
         self._vectors = SectionVectors()
-        self._questions = QuestionVectors(embedder)
+        self._questions = QuestionVectors(embedder, clock)
         # Section id → (text hash, text) of every section, and those still without a vector.
         self._texts: dict[int, tuple[str, str]] = {}
         self._pending: set[int] = set()
         self._lock = asyncio.Lock()
-        self._resting_until = 0.0
+        self._resting_until: datetime | None = None
 
     @property
     def embedded(self) -> int:
@@ -218,7 +219,7 @@ class SemanticSearch:
         """
         async with self._lock:
             wanted = {doc: self._texts[doc] for doc in self._pending if doc in self._texts}
-            if not wanted or time.monotonic() < self._resting_until:
+            if not wanted or (self._resting_until and self._clock.now() < self._resting_until):
                 return
             model = self._embedder.model
             known = await load_vectors(
@@ -231,13 +232,13 @@ class SemanticSearch:
                 try:
                     vectors = await self._embedder.embed([missing[h] for h in batch])
                 except EmbeddingFailure as exc:
-                    self._resting_until = time.monotonic() + COOLDOWN_SECONDS
+                    self._resting_until = self._clock.now() + COOLDOWN
                     log.warning(
                         "Embedding %d knowledge-base sections failed (%s); retrying at the next "
                         "refresh after %d s, BM25 alone finds them meanwhile",
                         len(hashes) - start,
                         exc,
-                        COOLDOWN_SECONDS,
+                        COOLDOWN.total_seconds(),
                     )
                     break
                 fresh = dict(zip(batch, vectors, strict=True))

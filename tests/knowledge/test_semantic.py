@@ -150,24 +150,42 @@ async def test_embeddings_of_texts_no_file_has_any_more_are_dropped_at_load(
     assert count == 2
 
 
-async def test_a_failing_endpoint_leaves_bm25_answering_and_is_retried_later(
+async def test_a_failing_endpoint_leaves_bm25_answering_and_is_retried_a_minute_later(
     make_index: Callable[[], KnowledgeIndex],
     endpoint: ScriptedEmbeddings,
-    monkeypatch: pytest.MonkeyPatch,
+    clock: ManualClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    monkeypatch.setattr(semantic, "COOLDOWN_SECONDS", 0.0)
     endpoint.fail_with = 400  # refused at once (a 5xx would be retried by the client first)
     index = make_index()
     await index.load()
 
-    hits = await index.query("通話で宣伝していい？", 3)
-    assert _paths(hits) == _paths(index.search("通話で宣伝していい？", 3))
+    question = "通話で宣伝していい？"
+    assert _paths(await index.query(question, 3)) == _paths(index.search(question, 3))
     assert "Embedding 3 knowledge-base sections failed" in caplog.text
 
     endpoint.fail_with = None
+    asked = len(endpoint.requests)
+    await index.refresh()
+    assert len(endpoint.requests) == asked  # resting: no request within the minute
+    clock.advance(semantic.COOLDOWN)
     await index.refresh()
     assert _paths(await index.query("coffee?", 1)) == ["support.md"]
+
+
+async def test_a_question_whose_embedding_fails_is_answered_by_bm25_and_the_next_asks_none(
+    make_index: Callable[[], KnowledgeIndex], endpoint: ScriptedEmbeddings
+) -> None:
+    index = make_index()
+    await index.load()
+    endpoint.fail_with = 400
+    asked = len(endpoint.requests)
+
+    question = "walkie talkieで宣伝していい？"
+    assert _paths(await index.query(question, 3)) == _paths(index.search(question, 3))
+    assert _paths(await index.query("coffee?", 3)) == []
+
+    assert len(endpoint.requests) == asked + 1
 
 
 async def test_without_an_embedding_model_no_request_is_made_and_bm25_ranks_alone(

@@ -120,9 +120,6 @@ class SectionVectors:
     def __len__(self) -> int:
         return len(self._vectors)
 
-    def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._vectors
-
     def add(self, doc_id: int, vector: Vector) -> None:
         """Remember a section's vector."""
         self._vectors[doc_id] = vector

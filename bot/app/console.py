@@ -86,10 +86,10 @@ class Console:
             user_name=self.user_name,
             channel_id=CONSOLE_CHANNEL_ID,
             guild_id=None,
-            handler=chosen.handler,
+            handler=chosen.name,
             timezone=self.agent.settings.timezone,
         )
-        self._write(f"[{chosen.handler}] otomo> ")
+        self._write(f"[{chosen.name}] otomo> ")
         events = self.agent.run(request, text)
         while True:
             decided: int | None = None

@@ -4,7 +4,7 @@ a tool set, built from what the features offer."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.agent.loop import Handler, PromptInput
 from bot.handlers import router
@@ -75,7 +75,8 @@ def _static(text: str) -> Section:
 
 
 def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
-    """The four handlers with their prompts and tools."""
+    """The four handlers with their prompts and tools, and the runner-up variants (see
+    with_runner_ups)."""
     defaults = {
         router.GENERAL: GENERAL_TEXT,
         router.REMINDER: REMINDER_TEXT,
@@ -90,4 +91,23 @@ def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
             return compose(prompt, *[await section(prompt) for section in sections])
 
         handlers[name] = Handler(name, instructions, tuple(parts.tools.get(name, [])))
-    return handlers
+    return with_runner_ups(handlers)
+
+
+def with_runner_ups(handlers: dict[str, Handler]) -> dict[str, Handler]:
+    """Each handler but general also as `chat+reminder`, `weather+reminder`…: the same prompt and
+    name (for tool scopes and logs), with the runner-up tool handler's tools added.
+
+    The router picks one when a tool handler scored without winning; the run request keeps the
+    key, so a run resumed after an approval offers the same tools. General offers every tool
+    handler's tools already."""
+    combined = dict(handlers)
+    for name, handler in handlers.items():
+        if name == router.GENERAL:
+            continue
+        for also in router.TOOL_HANDLERS:
+            if also == name or also not in handlers:
+                continue
+            extra = tuple(t for t in handlers[also].tools if t not in handler.tools)
+            combined[router.handler_key(name, also)] = replace(handler, tools=handler.tools + extra)
+    return combined

@@ -19,7 +19,16 @@ from bot.handlers.shapes import (
 )
 from bot.text.analysis import Token, katakana_to_hiragana, normalize, tokenize
 
-__all__ = ["CHAT", "GENERAL", "REMINDER", "WEATHER", "Route", "route"]
+__all__ = [
+    "CHAT",
+    "GENERAL",
+    "REMINDER",
+    "TOOL_HANDLERS",
+    "WEATHER",
+    "Route",
+    "handler_key",
+    "route",
+]
 
 # A tool handler needs at least this score, and more than any other handler: chat sent to the
 # reminder or weather handler is worse than anything sent to the general one.
@@ -28,16 +37,33 @@ TOOL_HANDLERS = (REMINDER, WEATHER)
 # Tokens that may follow the last verb of a sentence without changing its tense.
 _TRAILING_POS = {"助詞", "記号", "フィラー", "感動詞"}
 _VERB_POS = {"動詞", "形容詞"}
+# 頼んだ, 任せた: past in form, a request in use.
+_ASKING_VERBS = {"頼む", "任せる"}
 # "大阪 気温", "weather in osaka": a bare noun phrase asks for the thing it names.
 _SHORT_WORDS, _SHORT_CHARS = 4, 24
 
 
+def handler_key(handler: str, also: str | None = None) -> str:
+    """A run's handler: `chat`, or `chat+reminder` when it also offers a runner-up's tools."""
+    return f"{handler}+{also}" if also else handler
+
+
 @dataclass(frozen=True)
 class Route:
-    """Where a message goes and the cues that sent it there (for logs and tests)."""
+    """Where a message goes and the cues that sent it there (for logs and tests).
+
+    `also` is a tool handler that scored without winning: the chosen handler offers its tools
+    too, so a request the router misread can still set the reminder or look up the forecast.
+    """
 
     handler: str
     rule: str
+    also: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The handler a run uses (see handler_key)."""
+        return handler_key(self.handler, self.also)
 
 
 @dataclass(frozen=True)
@@ -48,13 +74,21 @@ class _Reading:
 
 
 def _ends_in_past(tokens: list[Token]) -> bool:
-    """Whether it ends in 〜た (遅刻したわ, 頑張った！, 泣いた): a story, not a request."""
-    for token in reversed(tokens):
+    """Whether it ends in 〜た (遅刻したわ, 頑張った！, 泣いた): a story, not a request.
+
+    Not 頼んだ / 任せた (a request) nor 〜たって (言うたって: "tell them" in the west)."""
+    following = ""
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
         if token.pos in _TRAILING_POS or not any(ch.isalnum() for ch in token.surface):
+            following = token.surface
             continue
         if token.surface in {"w", "ww", "笑", "ー"}:
             continue
-        return token.pos == "助動詞" and token.base == "た" and token.surface != "たら"
+        if token.pos != "助動詞" or token.base != "た" or token.surface == "たら":
+            return False
+        before = tokens[index - 1].base if index else ""
+        return not following.startswith("って") and before not in _ASKING_VERBS
     return False
 
 
@@ -100,12 +134,17 @@ def route(text: str) -> Route:
     def because(name: str) -> str:
         return " + ".join(c.name for c in found[name])
 
+    def runner_up(chosen: str) -> str | None:
+        # A tool handler that scored enough to win on its own, had nothing outscored it.
+        best = max((name for name in TOOL_HANDLERS if name != chosen), key=lambda n: total[n])
+        return best if total[best] >= MIN_TOOL_SCORE else None
+
     tool = max(TOOL_HANDLERS, key=lambda name: total[name])
     rivals = [total[name] for name in total if name != tool]
     if total[tool] >= MIN_TOOL_SCORE and total[tool] > max(rivals):
-        return Route(tool, because(tool))
+        return Route(tool, because(tool), runner_up(tool))
     if total[CHAT] > total[GENERAL]:
-        return Route(CHAT, because(CHAT))
+        return Route(CHAT, because(CHAT), runner_up(CHAT))
     if total[GENERAL] > 0:
         return Route(GENERAL, because(GENERAL))
     # Nothing matched: a question, a request, or a plan with a time ("明日9時に会議") that may

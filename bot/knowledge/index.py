@@ -18,10 +18,12 @@ from bot.knowledge.analysis import (
     analyse_in_worker,
 )
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
+from bot.knowledge.embeddings import Embedder, LiteLLMEmbedder
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
 from bot.knowledge.hot_reload import HotReload
 from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
+from bot.knowledge.semantic import CANDIDATES, Fused, SemanticSearch, embedding_text, fuse
 from bot.knowledge.vocabulary_file import VocabularyFile
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
@@ -56,6 +58,8 @@ class KnowledgeIndex(HotReload):
         clock: Clock,
         *,
         analyse: Analyser = analyse_document,
+        embedder: Embedder | None = None,
+        min_similarity: float = 0.3,
     ) -> None:
         self._root = root
         self._sessions = sessions
@@ -73,13 +77,23 @@ class KnowledgeIndex(HotReload):
         self._task = None
         # The latest load or refresh that changed the index (its duration goes to /metrics).
         self.last_load: RefreshReport | None = None
+        # Off (None) unless an embedding model is configured: then BM25 and embeddings fuse.
+        self._semantic = (
+            SemanticSearch(embedder, sessions, clock, min_similarity) if embedder else None
+        )
 
     @classmethod
     def from_settings(
         cls, settings: Settings, sessions: async_sessionmaker[AsyncSession], clock: Clock
     ) -> KnowledgeIndex:
-        """The index of `settings.knowledge_base_dir`."""
-        return cls(settings.knowledge_base_dir, sessions, clock)
+        """The index of `settings.knowledge_base_dir`, semantic when EMBEDDING_MODEL is set."""
+        return cls(
+            settings.knowledge_base_dir,
+            sessions,
+            clock,
+            embedder=LiteLLMEmbedder.from_settings(settings),
+            min_similarity=settings.embedding_min_similarity,
+        )
 
     @property
     def root(self) -> Path:
@@ -120,6 +134,9 @@ class KnowledgeIndex(HotReload):
         self.last_load = report
         self._ready.set()
         log.info("knowledge base loaded from %s: %s", self._root, report.summary())
+        if self._semantic is not None:
+            await self._semantic.embed_pending()
+            await self._semantic.forget_stale()
         return report
 
     async def refresh(self) -> RefreshReport:
@@ -139,6 +156,8 @@ class KnowledgeIndex(HotReload):
         if report.changed:
             self.last_load = report
             log.info("knowledge base refreshed: %s", report.summary())
+        if self._semantic is not None:
+            await self._semantic.embed_pending()
         return report
 
     async def refresh_file(self, path: str) -> RefreshReport:
@@ -150,28 +169,43 @@ class KnowledgeIndex(HotReload):
             listing = {path: signature} if signature else {}
             report = await self._sync(listing, set(listing), None, only=path)
             report.seconds = time.perf_counter() - started
+        if self._semantic is not None:
+            await self._semantic.embed_pending()
         return report
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
-        """The best sections for a question, best first, tokenised on the calling thread."""
-        return self._rank(self._plan(query), limit)
+        """The best sections for a question by BM25, best first, tokenised on the calling thread."""
+        plan = self._plan(query)
+        return self._hits(plan, self._lexical(plan, limit))
 
     async def query(self, query: str, limit: int = 5) -> list[KnowledgeHit]:
-        """`search` for the event loop: the question is tokenised on the text worker thread
-        (its frequency look-ups are single reads); the ranking stays on the loop, where the
-        index changes."""
-        return self._rank(await in_worker(self._plan, query), limit)
+        """The best sections for the event loop: the question is tokenised on the text worker
+        thread (its frequency look-ups are single reads); the ranking stays on the loop, where
+        the index changes. With an embedding model, BM25 and the question's nearest sections
+        are fused (one embedding request, made while the question is tokenised)."""
+        if self._semantic is None or not self._semantic.embedded:
+            plan = await in_worker(self._plan, query)
+            return self._hits(plan, self._lexical(plan, limit))
+        plan, near = await asyncio.gather(
+            in_worker(self._plan, query), self._semantic.nearest(query, CANDIDATES)
+        )
+        # A section may have left the index while the question was embedded.
+        near = [(doc, similarity) for doc, similarity in near if doc in self._sections]
+        return self._hits(plan, fuse(self._lexical(plan, CANDIDATES), near, limit))
 
     def _plan(self, query: str) -> QueryPlan:
         # Before the first refresh the built-in vocabulary is built here, off the loop too.
         return plan_query(query, self._vocabulary.current, self._bm25.document_frequency)
 
-    def _rank(self, plan: QueryPlan, limit: int) -> list[KnowledgeHit]:
+    def _lexical(self, plan: QueryPlan, limit: int) -> list[Fused]:
         if not plan.words and not plan.bigrams:
             return []
+        return [Fused(s.doc_id, s.score, s.relevance) for s in self._bm25.search(plan, limit)]
+
+    def _hits(self, plan: QueryPlan, found: list[Fused]) -> list[KnowledgeHit]:
         terms = plan.terms
         hits: list[KnowledgeHit] = []
-        for scored in self._bm25.search(plan, limit):
+        for scored in found:
             path, section = self._sections[scored.doc_id]
             analysis = self._files[path].analysis
             hits.append(
@@ -270,6 +304,9 @@ class KnowledgeIndex(HotReload):
             weight = section_weight(analysis, section)
             self._bm25.add(doc_id, section.terms, section.bigrams, weight)
             self._sections[doc_id] = (path, section)
+            if self._semantic is not None:
+                heading = section.heading or analysis.title
+                self._semantic.add(doc_id, embedding_text(analysis.title, heading, section.text))
             ids.append(doc_id)
         self._files[path] = _IndexedFile(digest, signature, analysis, ids)
 
@@ -280,3 +317,5 @@ class KnowledgeIndex(HotReload):
         for doc_id in indexed.section_ids:
             self._bm25.remove(doc_id)
             del self._sections[doc_id]
+            if self._semantic is not None:
+                self._semantic.remove(doc_id)

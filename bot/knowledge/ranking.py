@@ -22,6 +22,10 @@ MIN_BIGRAM_COVERAGE = 0.6
 # section of the file, so it would come first and push the answering section out of the prompt.
 INTRO_WEIGHT = 0.5
 INTRO_MAX_CHARS = 160
+# A section that matches only some of a question's words loses this power of the share it
+# matches (counting one in the share's numerator and denominator so a one-word miss is mild):
+# "is nsfw allowed" is about the page saying both, not the FAQ heading that says だめ three times.
+COORDINATION_POWER = 0.5
 
 
 def section_weight(analysis: DocumentAnalysis, section: AnalysedSection) -> float:
@@ -95,10 +99,13 @@ class FusedIndex:
         common_groups = [g for g in groups if min(map(grams_df, g)) > common]
 
         scores: dict[int, float] = {}
+        by_grams: dict[tuple[str, ...], set[int]] = {}
         for term in rare_terms:
             _add(scores, self.words.term_scores(term, weights[term]))
         for grams in rare_groups:
-            _add(scores, self._bigram_scores(grams, None))
+            found = self._bigram_scores(grams, None)
+            by_grams[grams] = set(found)
+            _add(scores, found)
         if prune and not scores and (common_terms or common_groups):
             return None  # nothing rare matched: only a full pass can rank the common terms
         within = list(scores) if prune else None
@@ -107,8 +114,11 @@ class FusedIndex:
             _add(scores, self.words.term_scores(term, weights[term], within))
             unseen_bound += self.words.best_score(term, weights[term])
         for grams in common_groups:
-            _add(scores, self._bigram_scores(grams, within))
+            found = self._bigram_scores(grams, within)
+            by_grams[grams] = set(found)
+            _add(scores, found)
             unseen_bound += BIGRAM_WEIGHT * sum(self.bigrams.best_score(g) for g in grams)
+        self._coordinate(scores, plan, by_grams)
         for doc in scores.keys() & self._weights.keys():
             scores[doc] *= self._weights[doc]
         top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
@@ -119,6 +129,30 @@ class FusedIndex:
             for doc, score in top
             if score > 0
         ]
+
+    def _coordinate(
+        self,
+        scores: dict[int, float],
+        plan: QueryPlan,
+        by_grams: Mapping[tuple[str, ...], set[int]],
+    ) -> None:
+        """Scale each score by the share of the question's words the section matches."""
+        grams_of = dict(plan.bigrams)
+        concepts = []
+        for concept in plan.words:
+            terms = [t for t, _ in concept if self.words.document_frequency(t)]
+            grams = [by_grams.get(grams_of[t], set()) for t, _ in concept if t in grams_of]
+            if terms or any(grams):
+                concepts.append((terms, grams))
+        if len(concepts) < 2:
+            return
+        contains = self.words.contains
+        for doc in scores:
+            matched = sum(
+                any(contains(doc, t) for t in terms) or any(doc in g for g in grams)
+                for terms, grams in concepts
+            )
+            scores[doc] *= ((matched + 1) / (len(concepts) + 1)) ** COORDINATION_POWER
 
     def _bigram_scores(self, grams: tuple[str, ...], within: list[int] | None) -> dict[int, float]:
         """Bigram scores of one word, for the sections holding enough of its bigrams."""

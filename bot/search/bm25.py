@@ -77,6 +77,10 @@ class BM25Index:
         """How many documents contain term."""
         return len(self._postings.get(term, ()))
 
+    def contains(self, doc_id: int, term: str) -> bool:
+        """Whether a document holds term."""
+        return doc_id in self._postings.get(term, ())
+
     def idf(self, term: str) -> float:
         """Inverse document frequency, in the variant that never goes negative."""
         count = len(self._terms)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bot.search.bigrams import term_bigrams
 from bot.search.bm25 import Concept
 from bot.search.synonyms import Phrase, Vocabulary
-from bot.search.terms import terms_and_runs
+from bot.search.terms import singular_acronyms, terms_and_runs
 
 # A synonym added to the question counts for this fraction of the word the user typed.
 SYNONYM_WEIGHT = 0.5
@@ -69,7 +69,7 @@ def parts_of(term: str, frequency: Frequency) -> set[str]:
 
 def plan_query(query: str, vocabulary: Vocabulary, frequency: Frequency) -> QueryPlan:
     """The concepts of a question, adapted to the words the files use."""
-    phrases, rest = vocabulary.find_phrases(query)
+    phrases, rest = vocabulary.find_phrases(singular_acronyms(query))
     items, runs = terms_and_runs(rest)
     terms = list(dict.fromkeys(items))
     # A split katakana word is searched whole if the files use it whole, else by its pieces.

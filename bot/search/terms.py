@@ -26,6 +26,8 @@ def stem(word: str) -> str:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
+    if word.endswith("ings") and len(word) >= 7:
+        word = word[:-1]  # warnings → warning → warn, like the singular
     for suffix, minimum in (("ing", 6), ("ed", 5)):
         if word.endswith(suffix) and len(word) >= minimum:
             root = word[: -len(suffix)]
@@ -48,9 +50,14 @@ def expand_contractions(text: str) -> str:
     return _CLITIC.sub("", text)
 
 
+def singular_acronyms(text: str) -> str:
+    """Acronyms in the plural made singular ("DMs" → "DM"), before lower case hides them."""
+    return _ACRONYM_PLURAL.sub(r"\1", text)
+
+
 def terms_and_runs(text: str) -> tuple[list[str], dict[str, tuple[str, ...]]]:
     """Search terms of text, and each whole katakana run added with the pieces janome cut it in."""
-    text = _ACRONYM_PLURAL.sub(r"\1", expand_contractions(text))
+    text = singular_acronyms(expand_contractions(text))
     terms: list[str] = []
     for term in content_terms(text):
         if _ASCII.fullmatch(term):

@@ -143,6 +143,16 @@ class Settings(ExternalToolSettings, ShardSettings):
     kb_max_file_bytes: int = Field(100_000, ge=1000, le=5_000_000, alias="KB_MAX_FILE_BYTES")
     tavily_api_key: OptionalSecret = Field(None, alias="TAVILY_API_KEY")
     tavily_api_base: str = Field("https://api.tavily.com", alias="TAVILY_API_BASE")
+    # Semantic retrieval beside BM25, off unless a model is named (a litellm embedding model).
+    embedding_model: OptionalStr = Field(None, alias="EMBEDDING_MODEL")
+    embedding_api_base: OptionalStr = Field(None, alias="EMBEDDING_API_BASE")
+    # Unset: LLM_API_KEY (the same provider's key is the usual case).
+    embedding_api_key: OptionalSecret = Field(None, alias="EMBEDDING_API_KEY")
+    embedding_dimensions: Annotated[int | None, BeforeValidator(blank_to_none)] = Field(
+        None, ge=16, le=8192, alias="EMBEDDING_DIMENSIONS"
+    )
+    embedding_timeout_seconds: float = Field(10.0, gt=0, le=120, alias="EMBEDDING_TIMEOUT_SECONDS")
+    embedding_min_similarity: float = Field(0.3, ge=-1, le=1, alias="EMBEDDING_MIN_SIMILARITY")
 
     @field_validator(
         "discord_api_base", "weather_api_base", "geocoding_api_base", "tavily_api_base"
@@ -151,7 +161,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     def _http_url(cls, value: str, info: Any) -> str:
         return _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
 
-    @field_validator("llm_api_base")
+    @field_validator("llm_api_base", "embedding_api_base")
     @classmethod
     def _optional_http_url(cls, value: str | None, info: Any) -> str | None:
         return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Integer, String
+from sqlalchemy import JSON, BigInteger, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.storage.base import Base, UTCDateTime
@@ -37,3 +37,16 @@ class KnowledgeChange(Base):
     size_before: Mapped[int | None] = mapped_column(Integer)
     size_after: Mapped[int | None] = mapped_column(Integer)
     changed_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class KnowledgeEmbedding(Base):
+    """A text's embedding by one model (float32, unit length), kept while a section has the text."""
+
+    __tablename__ = "kb_embeddings"
+
+    model: Mapped[str] = mapped_column(String(200), primary_key=True)
+    # SHA-256 of the exact text embedded: a section's title, headings and body.
+    text_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    dimensions: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

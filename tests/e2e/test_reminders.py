@@ -672,3 +672,26 @@ async def test_reminders_whose_claim_ran_out_behind_a_slow_channel_are_still_pos
         assert nonces == [f"r{reminder_id}o1" for reminder_id in queued]
         for reminder_id in queued:
             assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
+
+
+async def test_a_request_the_router_sent_to_chat_can_still_set_a_reminder_after_approval(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    # Small talk and a feeling outweigh 起こして: chat answers, with the reminder tools beside its
+    # own, and the run resumed after the click offers them again.
+    due = local(clock, 1, 6)
+    llm.queue(
+        tool_call("create_reminder", {"when": wall(due), "what": "起きる"}),
+        text("明日6時に起こすね！"),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        sent = await otomo.mention("眠いー 明日6時に起こしてー")
+        await approve_card(otomo, int(sent["id"]))
+        (reminder_id,) = await reminder_ids(otomo)
+        row = await row_of(otomo, reminder_id)
+
+    asked, resumed = llm.requests
+    assert {"recent_topics", "create_reminder"} <= set(asked.tool_names)
+    assert "create_reminder" in resumed.tool_names
+    assert tool_result(resumed.messages)["output"]["created"] is True
+    assert (row.state, row.due_at) == (ReminderState.PENDING, due)

@@ -1,4 +1,5 @@
-"""The labelled routing corpus (routing_corpus.tsv) and how a router is scored on it."""
+"""The labelled routing corpus (routing_corpus/*.tsv, one file a batch) and how a router is
+scored on it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-CORPUS_PATH = Path(__file__).with_name("routing_corpus.tsv")
+CORPUS_DIR = Path(__file__).with_name("routing_corpus")
 HANDLERS = ("reminder", "weather", "chat", "general")
 TUNE = "tune"
 HELD_OUT = "held-out"
@@ -18,8 +19,9 @@ TOOL_HANDLERS = frozenset({"reminder", "weather"})
 
 @dataclass(frozen=True)
 class Mention:
-    """One labelled mention."""
+    """One labelled mention, with the batch it was written in."""
 
+    batch: str
     split: str
     handler: str
     group: str
@@ -27,11 +29,31 @@ class Mention:
     text: str
 
 
-def load_corpus(path: Path = CORPUS_PATH) -> list[Mention]:
-    """Every row of the corpus file (comment lines start with #)."""
+def load_batch(path: Path) -> list[Mention]:
+    """The rows of one batch file (comment lines start with #; no split column: all held out)."""
     with path.open(encoding="utf-8") as handle:
         lines = [line for line in handle if not line.startswith("#")]
-    return [Mention(**row) for row in csv.DictReader(lines, delimiter="\t")]
+    return [
+        Mention(
+            batch=path.stem,
+            split=row.get("split") or HELD_OUT,
+            handler=row["handler"],
+            group=row["group"],
+            lang=row["lang"],
+            text=row["text"],
+        )
+        for row in csv.DictReader(lines, delimiter="\t")
+    ]
+
+
+def load_corpus(folder: Path = CORPUS_DIR) -> list[Mention]:
+    """Every batch, in the order of the file names."""
+    return [m for path in sorted(folder.glob("*.tsv")) for m in load_batch(path)]
+
+
+def batches(mentions: Iterable[Mention]) -> list[str]:
+    """The batch names in corpus order."""
+    return list(dict.fromkeys(m.batch for m in mentions))
 
 
 def miss_cost(expected: str, got: str) -> int:

@@ -61,3 +61,31 @@ def test_a_short_intro_counts_half() -> None:
 
     assert (first.doc_id, second.doc_id) == (2, 1)
     assert second.score == pytest.approx(first.score / 2)
+
+
+def _faq_and_rules() -> FusedIndex:
+    index = FusedIndex()
+    index.add(1, {"だめ": 3.0}, {})  # a FAQ heading that says だめ three times over
+    index.add(2, {"だめ": 1.0, "nsfw": 1.0, "画像": 1.0}, {})  # the rule on NSFW images
+    for doc in range(3, 40):
+        filler: dict[str, float] = {f"word{doc}": 2.0}
+        if doc % 2 == 0:
+            filler["nsfw"] = 1.0
+        if doc % 5 == 0:
+            filler["だめ"] = 1.0
+        index.add(doc, filler, {})
+    return index
+
+
+def _top(index: FusedIndex, plan: QueryPlan) -> int:
+    return index.search(plan, 1)[0].doc_id
+
+
+def test_a_section_matching_more_of_the_question_beats_one_repeating_a_single_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plan = QueryPlan(words=[[("だめ", 1.0)], [("nsfw", 1.0)]], bigrams=[])
+
+    assert _top(_faq_and_rules(), plan) == 2
+    monkeypatch.setattr(ranking, "COORDINATION_POWER", 0.0)
+    assert _top(_faq_and_rules(), plan) == 1  # by BM25 alone the repeated word won

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.knowledge.analysis import FIELD_WEIGHT, DocumentAnalysis, analyse_document
-from bot.search.terms import search_terms, stem
+from bot.search.synonyms import builtin_vocabulary
+from bot.search.terms import search_terms, singular_acronyms, stem
 
 
 def test_stemming_folds_english_inflections_together() -> None:
@@ -12,6 +13,8 @@ def test_stemming_folds_english_inflections_together() -> None:
     assert stem("policies") == "policy"
     assert stem("spelling") == "spell"
     assert stem("is") == "is"
+    assert stem("warnings") == stem("warning") == stem("warn") == "warn"
+    assert stem("settings") == stem("setting") == "set"
 
 
 def test_stop_words_are_dropped_in_both_languages() -> None:
@@ -47,3 +50,10 @@ def test_an_analysis_survives_its_json_round_trip() -> None:
     analysis = analyse_document("# 見出し\n\n本文です。\n", "x")
 
     assert DocumentAnalysis.from_json(analysis.to_json()) == analysis
+
+
+def test_a_plural_acronym_is_its_singular_even_in_a_question_read_in_lower_case() -> None:
+    phrases, rest = builtin_vocabulary().find_phrases(singular_acronyms("can mods read my DMs?"))
+
+    assert "dm" in search_terms(rest) or any(p.surface == "dm" for p in phrases)
+    assert "dms" not in search_terms(rest)

@@ -105,7 +105,7 @@ class Conversations:
                 "Answering %s in channel %s with the %s handler (%s)",
                 message.author.id,
                 message.channel.id,
-                chosen.handler,
+                chosen.name,
                 chosen.rule,
             )
             request = RunRequest.for_message(
@@ -113,7 +113,7 @@ class Conversations:
                 user_name=message.author.display_name,
                 channel_id=message.channel.id,
                 guild_id=message.guild.id if message.guild else None,
-                handler=chosen.handler,
+                handler=chosen.name,
                 timezone=timezone,
                 origin_message_id=message.id,
                 is_admin=staff.permissions.is_approver(actor_of(message.author)),

@@ -10,10 +10,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
+from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
 from bot.clock import Clock
+from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
-from bot.extools.registration import Refused, Registration
+from bot.extools.credentials import SHARED, Caller
+from bot.extools.registration import Refused, Registration, definition_hash, shown_url
+from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
 from bot.storage.external_tools import ExternalToolRow
 from bot.storage.outage import health_of
@@ -52,6 +55,8 @@ class ExternalTools:
         handler_names: frozenset[str],
         trusted_sources: frozenset[str],
         check_every: float,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
         self._health = health_of(sessions)
@@ -59,35 +64,53 @@ class ExternalTools:
         self._registry = registry
         self._trusted = trusted_sources
         self._check_every = check_every
-        self._client = CallbackClient()
-        self._installed: set[str] = set()
+        self._max_result_chars = max_result_chars
+        self._client = CallbackClient(max_answer_bytes)
+        # What this catalog put in the registry, by name, with the row it was built from.
+        self._installed: dict[str, tuple[object, ...]] = {}
+        # Registrations not offered because a tool of the bot's own has their name.
+        self._shadowing: set[str] = set()
         self._task: asyncio.Task[None] | None = None
 
     # -- what the API does ----------------------------------------------------------------
 
-    async def register(self, registration: Registration) -> ExternalToolRow:
+    async def register(
+        self, registration: Registration, caller: Caller = SHARED
+    ) -> ExternalToolRow:
         """Store the registration (overwriting one of the same name) and offer it."""
-        builtin = self._registry.get(registration.name)
-        if builtin is not None and registration.name not in self._installed:
+        if self._is_builtin(registration.name):
             raise Refused(
                 "name", f"name {registration.name!r} is taken by a built-in tool", status=409
             )
-        row = await self.store.save(registration)
+        row = await self.store.save(registration, caller)
         self._reconcile(await self.store.all())
         log.info("Registered external tool %s from %s", row.name, row.source)
+        if caller.shared and row.source in self._trusted:
+            log.warning(
+                "External tool %s registered under the trusted source %s with the shared "
+                "TOOLS_API_TOKEN: it asks for approval until the plugin registers with its own "
+                "token (python -m bot tools token create %s).",
+                row.name,
+                row.source,
+                row.source,
+            )
         return row
 
-    async def unregister(self, name: str) -> bool:
-        """Forget one tool; False when it was not registered."""
-        removed = await self.store.delete(name)
+    async def unregister(self, name: str, caller: Caller = SHARED) -> bool:
+        """Forget one tool; False when it was not registered (or not caller's)."""
+        removed = await self.store.delete(name, caller)
         self._reconcile(await self.store.all())
         return removed
 
-    async def clear(self, source: str) -> list[str]:
+    async def clear(self, source: str, caller: Caller = SHARED) -> list[str]:
         """Forget every tool of source; return their names."""
-        names = await self.store.delete_source(source)
+        names = await self.store.delete_source(source, caller)
         self._reconcile(await self.store.all())
         return names
+
+    def trusted(self, row: ExternalToolRow) -> bool:
+        """Runs without approval: its source is trusted and it came with that source's token."""
+        return row.source in self._trusted and row.credential_id is not None
 
     async def set_disabled(self, name: str, disabled: bool) -> ExternalToolRow | None:
         """An admin turns a tool off (not offered, whatever its health) or back on."""
@@ -104,9 +127,13 @@ class ExternalTools:
                 kind="http",
                 handlers=tuple(row.handlers) if row.handlers else None,
                 guild_id=row.guild_id,
-                available=row.available,
+                available=row.available and row.name not in self._shadowing,
                 disabled=row.disabled,
-                detail=row.last_error,
+                detail=(
+                    "not offered: a built-in tool has this name"
+                    if row.name in self._shadowing
+                    else row.last_error
+                ),
             )
             for row in await self.store.all()
         ]
@@ -168,27 +195,67 @@ class ExternalTools:
                     log.exception("Checking external tools failed; trying again later")
             await asyncio.sleep(every)
 
+    def _is_builtin(self, name: str) -> bool:
+        return self._registry.get(name) is not None and name not in self._installed
+
     def _reconcile(self, rows: list[ExternalToolRow]) -> None:
         wanted = {row.name: row for row in rows if row.available and not row.disabled}
-        for name in self._installed - wanted.keys():
+        for name in self._installed.keys() - wanted.keys():
             self._registry.unregister(name)
+            del self._installed[name]
+        shadowing: set[str] = set()
         for row in wanted.values():
-            self._registry.register(self._tool_for(row))
-        self._installed = set(wanted)
+            if self._is_builtin(row.name):
+                # Restored from a time the built-in was off (web_search without its key): the
+                # bot's own tool wins, and the plugin's is never offered in its place.
+                shadowing.add(row.name)
+                if row.name not in self._shadowing:
+                    log.warning(
+                        "External tool %s from %s is not offered: a built-in tool has that name. "
+                        "The plugin should register under another name.",
+                        row.name,
+                        row.source,
+                    )
+                continue
+            signature = self._signature(row)
+            if self._installed.get(row.name) != signature:
+                self._registry.register(self._tool_for(row))
+                self._installed[row.name] = signature
+        self._shadowing = shadowing
+
+    def _signature(self, row: ExternalToolRow) -> tuple[object, ...]:
+        """Everything a Tool is built from: rebuilt only when one of them changed."""
+        return (
+            definition_hash(row.name, row.description, row.parameters),
+            row.callback_url,
+            row.source,
+            row.timeout_seconds,
+            tuple(row.handlers or ()),
+            row.guild_id,
+            self.trusted(row),
+        )
 
     def _tool_for(self, row: ExternalToolRow) -> Tool:
         name, url, timeout = row.name, row.callback_url, row.timeout_seconds
+        check = arguments_check(name, row.parameters)
+        keep = self._max_result_chars
 
         async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
+            problem = check(arguments)
+            if problem is not None:
+                raise ToolError(f"{problem} It was not run; call it again with valid arguments.")
             try:
-                return await self._client.call(
+                output = await self._client.call(
                     url, name, arguments, ctx.call_id, ctx.raw_arguments, timeout
                 )
             except Unreachable as exc:
-                log.warning("External tool %s is unavailable: its callback %s is down", name, url)
+                log.warning(
+                    "External tool %s is unavailable: its callback %s is down", name, shown_url(url)
+                )
                 await self.store.mark(name, False, str(exc))
                 await self.refresh()
                 raise
+            return clip_output(output, keep)
 
         return Tool(
             name=name,
@@ -196,7 +263,7 @@ class ExternalTools:
             parameters=row.parameters,
             handler=call,
             timeout=min(timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
-            requires_approval=row.source not in self._trusted,
+            requires_approval=not self.trusted(row),
             source=row.source,
             guild_id=row.guild_id,
             handlers=frozenset(row.handlers or self.handler_names),

@@ -17,8 +17,16 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import REQUEST_TIMEOUT, CallToolResult, TextContent
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
+from bot.extools.answers import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_RESULT_CHARS,
+    clip_output,
+    too_large,
+)
 from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
+from bot.extools.registration import definition_hash
+from bot.extools.schemas import arguments_check, schema_problem
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +57,31 @@ def _reason(exc: BaseException) -> str:
     return f"{type(leaf).__name__}: {text}" if str(leaf) else text
 
 
+def result_bytes(result: CallToolResult) -> int:
+    """About how many bytes the result holds (its text, structured content and binary data)."""
+    size = 0
+    if result.structured_content is not None:
+        size += len(json.dumps(result.structured_content, ensure_ascii=False, default=str))
+    for block in result.content:
+        for field in ("text", "data", "blob"):
+            value = getattr(block, field, None)
+            if isinstance(value, str):
+                size += len(value)
+        resource = getattr(block, "resource", None)
+        for field in ("text", "blob"):
+            value = getattr(resource, field, None)
+            if isinstance(value, str):
+                size += len(value)
+    return size
+
+
+def _listing(tools: list[Any]) -> frozenset[str]:
+    """What a server's tool list says, hashed per tool: a change of any definition shows."""
+    return frozenset(
+        definition_hash(t.name, t.description or "", dict(t.input_schema or {})) for t in tools
+    )
+
+
 def result_output(result: CallToolResult) -> Any:
     """Structured content when the server gives it, else the text of its content blocks."""
     if result.structured_content is not None:
@@ -68,6 +101,7 @@ class _Connection:
         self.config = config
         self.client: Client | None = None
         self.tools: dict[str, str] = {}  # exposed name → the server's own name
+        self.listing: frozenset[str] = frozenset()  # as _listing() saw the last list
         self.broken = asyncio.Event()
         self.last_error: str | None = None
 
@@ -84,6 +118,8 @@ class MCPServers:
         trusted_sources: frozenset[str],
         timeout: float,
         ping_every: float = PING_EVERY_SECONDS,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         self._connections = {s.name: _Connection(s) for s in servers}
         self._ping_every = ping_every
@@ -91,6 +127,8 @@ class MCPServers:
         self._handler_names = handler_names
         self._trusted = trusted_sources
         self._timeout = timeout
+        self._max_answer_bytes = max_answer_bytes
+        self._max_result_chars = max_result_chars
         self._tasks: list[asyncio.Task[None]] = []
         self.connected = asyncio.Event()  # set whenever a server's tools are installed
 
@@ -204,7 +242,7 @@ class MCPServers:
             except Exception as exc:
                 connection.last_error = _reason(exc)
                 return
-            if {t.name for t in listed.tools} != set(connection.tools.values()):
+            if _listing(listed.tools) != connection.listing:
                 self._uninstall(connection)
                 self._install(connection, client, listed.tools)
 
@@ -214,12 +252,26 @@ class MCPServers:
         connection.client = client
         connection.broken.clear()
         connection.last_error = None
+        connection.listing = _listing(tools)
         for listed in tools:
             exposed = exposed_name(config.name, listed.name)
             schema = dict(listed.input_schema or {})
             schema.setdefault("type", "object")
-            if schema.get("type") != "object":
-                log.warning("MCP tool %s has no object schema; it is not offered", exposed)
+            problem = schema_problem(schema)
+            if problem is not None:
+                log.warning("MCP tool %s is not offered: its %s.", exposed, problem)
+                continue
+            taken = connection.tools.get(exposed)
+            if taken is not None or self._registry.get(exposed) is not None:
+                # Names that differ only in characters outside the name rule meet here.
+                log.warning(
+                    "MCP tool %r of server %r is not offered: its name becomes %s, which %s "
+                    "already has. Rename one of them in the server.",
+                    listed.name,
+                    config.name,
+                    exposed,
+                    f"its tool {taken!r}" if taken is not None else "another tool",
+                )
                 continue
             connection.tools[exposed] = listed.name
             self._registry.register(
@@ -227,7 +279,7 @@ class MCPServers:
                     name=exposed,
                     description=(listed.description or listed.title or listed.name)[:2000],
                     parameters=schema,
-                    handler=self._handler(connection, exposed, listed.name),
+                    handler=self._handler(connection, exposed, listed.name, schema),
                     timeout=min(self._timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
                     requires_approval=source not in self._trusted,
                     source=source,
@@ -242,11 +294,18 @@ class MCPServers:
         connection.tools = {}
         connection.client = None
 
-    def _handler(self, connection: _Connection, exposed: str, original: str) -> Any:
+    def _handler(
+        self, connection: _Connection, exposed: str, original: str, schema: dict[str, Any]
+    ) -> Any:
         server = connection.config.name
         timeout = self._timeout
+        check = arguments_check(exposed, schema)
+        max_bytes, keep = self._max_answer_bytes, self._max_result_chars
 
         async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
+            problem = check(arguments)
+            if problem is not None:
+                raise ToolError(f"{problem} It was not run; call it again with valid arguments.")
             client = connection.client
             if client is None:
                 raise ToolError(
@@ -269,10 +328,12 @@ class MCPServers:
                     f"({_reason(exc)}); it may not have run. Tell the user and do not retry "
                     "right away."
                 ) from None
+            if result_bytes(result) > max_bytes:
+                raise ToolError(too_large(exposed, max_bytes))
             output = result_output(result)
             if result.is_error:
                 detail = output if isinstance(output, str) else json.dumps(output)
                 raise ToolError(f"{exposed} reported an error: {detail[:500]}")
-            return output
+            return clip_output(output, keep)
 
         return call

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent.tools import ToolRegistry
 from bot.clock import Clock
 from bot.extools.catalog import ExternalTools, ToolStatus
+from bot.extools.credentials import Credentials
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
 from bot.settings import Settings
 
@@ -70,6 +71,8 @@ def build_external_tools(
         handler_names=handler_names,
         trusted_sources=trusted,
         check_every=settings.tools_health_check_seconds,
+        max_answer_bytes=settings.tools_max_answer_bytes,
+        max_result_chars=settings.tools_max_result_chars,
     )
     mcp: MCPServers | None = None
     if settings.mcp_servers_file is not None:
@@ -87,6 +90,8 @@ def build_external_tools(
                 handler_names=handler_names,
                 trusted_sources=trusted,
                 timeout=settings.mcp_timeout_seconds,
+                max_answer_bytes=settings.tools_max_answer_bytes,
+                max_result_chars=settings.tools_max_result_chars,
             )
     api: ToolsAPI | None = None
     if settings.tools_api_port is not None and settings.tools_api_token is not None:
@@ -98,5 +103,6 @@ def build_external_tools(
             settings.tools_api_token.get_secret_value().strip(),
             settings.tools_api_host,
             settings.tools_api_port,
+            Credentials(sessions, clock),
         )
     return ExternalToolsRuntime(catalog, mcp, api)

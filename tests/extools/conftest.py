@@ -14,6 +14,7 @@ from bot.agent.tools import ToolContext, ToolRegistry, tool
 from bot.clock import ManualClock
 from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools
+from bot.extools.credentials import Credentials
 from bot.settings import Settings
 from bot.storage import Database
 from tests.fakes.plugin_server import FakePlugin
@@ -51,6 +52,7 @@ class Rig:
     client: TestClient[Any, Any]
     plugin: FakePlugin
     context: Callable[..., ToolContext]
+    credentials: Credentials
 
     async def register(self, token: str = TOKEN, **body: Any) -> tuple[int, dict[str, Any]]:
         """POST /api/tools/register; return status and JSON body."""
@@ -78,7 +80,8 @@ async def rig(
     """The API on 127.0.0.1 over a fresh catalog, and a fake plugin to call back."""
     registry = ToolRegistry([create_reminder])
     catalog = make_catalog(database, clock, registry, frozenset({"trusted_source"}))
-    api = ToolsAPI(catalog, TOKEN, "127.0.0.1", 0)
+    credentials = Credentials(database.sessions, clock)
+    api = ToolsAPI(catalog, TOKEN, "127.0.0.1", 0, credentials)
     settings = make_settings()
 
     def context(**changes: Any) -> ToolContext:
@@ -102,7 +105,7 @@ async def rig(
         FakePlugin() as plugin,
         TestClient(TestServer(api.app(), host="127.0.0.1")) as client,
     ):
-        yield Rig(registry, catalog, client, plugin, context)
+        yield Rig(registry, catalog, client, plugin, context, credentials)
         await catalog.stop()
 
 

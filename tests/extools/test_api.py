@@ -21,6 +21,7 @@ async def test_a_registration_is_stored_offered_in_its_scope_and_listed(rig: Rig
         "handlers": ["chat"],
         "guild_id": "42",
         "disabled": False,
+        "trusted": False,
     }
     assert [t.name for t in rig.registry.select([], 42, "chat")] == ["roll_dice"]
     assert rig.registry.select([], 42, "general") == []

@@ -142,8 +142,11 @@ async def test_registrations_are_restored_by_a_new_process_on_the_same_database(
     assert found.requires_approval
 
 
-async def test_a_trusted_source_runs_without_approval_and_others_need_it(rig: Rig) -> None:
-    await rig.register(name="safe", source="trusted_source")
+async def test_a_trusted_source_with_its_own_token_runs_without_approval_others_need_it(
+    rig: Rig,
+) -> None:
+    token = await rig.credentials.create("trusted_source")
+    await rig.register(token, name="safe", source="trusted_source")
     await rig.register(name="unknown", source="someone")
 
     assert rig.registry.get("safe").requires_approval is False  # type: ignore[union-attr]

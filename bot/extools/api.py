@@ -152,11 +152,13 @@ class ToolsAPI:
         raw = await request.read()
         try:
             body = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            # JSONDecodeError, and Python's cap on the digits of an integer.
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise Refused(
                 "body", "The body must be JSON (Content-Type: application/json).", 400
             ) from None
+        except ValueError:
+            # Python refuses integers of more than 4,300 digits.
+            raise Refused("body", "The body holds a number too long to read.", 400) from None
         except RecursionError:
             raise Refused(
                 "body", "The body nests too deeply to be a tool registration.", 400

@@ -88,11 +88,11 @@ def is_loopback_host(host: str | None) -> bool:
 def body_problem(body: Any) -> tuple[str, str] | None:
     """(field, sentence) for a body that no field check should even see: nested too deeply,
     numbers that are not finite, text that no database stores; None when it is sound."""
-    if depth_of(body, MAX_BODY_DEPTH) > MAX_BODY_DEPTH:
-        return "body", f"The body nests more than {MAX_BODY_DEPTH} levels of objects and arrays"
-    stack: list[tuple[str, Any]] = [
-        (str(key), value) for key, value in (body.items() if isinstance(body, dict) else [])
-    ]
+    fields = [(str(key), value) for key, value in (body.items() if isinstance(body, dict) else [])]
+    for field, value in fields:
+        if depth_of(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH:
+            return field, f"{field} nests more than {MAX_BODY_DEPTH} levels of objects and arrays"
+    stack = list(fields)
     while stack:
         field, item = stack.pop()
         if isinstance(item, dict):
@@ -225,9 +225,10 @@ def shown_url(url: str) -> str:
     """A callback URL as listings show it: no user name or password, query values hidden."""
     try:
         parsed = URL(url)
-        if parsed.query_string:
-            parsed = parsed.with_query({key: "…" for key in parsed.query})
-        return str(parsed.with_user(None))
+        shown = str(parsed.with_user(None).with_query(None).with_fragment(None))
+        if parsed.query:
+            shown += "?" + "&".join(f"{key}=…" for key in parsed.query)
+        return shown
     except ValueError:
         return "(not shown)"
 

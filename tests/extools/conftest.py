@@ -30,9 +30,13 @@ async def create_reminder(ctx: ToolContext, what: str) -> str:
 
 
 def make_catalog(
-    database: Database, clock: ManualClock, registry: ToolRegistry, trusted: frozenset[str]
+    database: Database,
+    clock: ManualClock,
+    registry: ToolRegistry,
+    trusted: frozenset[str],
+    **caps: int,
 ) -> ExternalTools:
-    """A catalog as the bot builds it."""
+    """A catalog as the bot builds it (caps: max_answer_bytes, max_result_chars)."""
     return ExternalTools(
         database.sessions,
         clock,
@@ -40,6 +44,7 @@ def make_catalog(
         handler_names=HANDLERS,
         trusted_sources=trusted,
         check_every=3600,
+        **caps,
     )
 
 

@@ -15,7 +15,7 @@ from bot.clock import Clock
 from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.credentials import SHARED, Caller
-from bot.extools.registration import Refused, Registration, definition_hash, shown_url
+from bot.extools.registration import Refused, Registration, shown_url
 from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
 from bot.storage.external_tools import ExternalToolRow
@@ -83,7 +83,8 @@ class ExternalTools:
                 "name", f"name {registration.name!r} is taken by a built-in tool", status=409
             )
         row = await self.store.save(registration, caller)
-        self._reconcile(await self.store.all())
+        # Only this row changed here; the watch loop brings other processes' changes.
+        self._offer(row)
         log.info("Registered external tool %s from %s", row.name, row.source)
         if caller.shared and row.source in self._trusted:
             log.warning(
@@ -99,13 +100,15 @@ class ExternalTools:
     async def unregister(self, name: str, caller: Caller = SHARED) -> bool:
         """Forget one tool; False when it was not registered (or not caller's)."""
         removed = await self.store.delete(name, caller)
-        self._reconcile(await self.store.all())
+        if removed:
+            self._withdraw(name)
         return removed
 
     async def clear(self, source: str, caller: Caller = SHARED) -> list[str]:
         """Forget every tool of source; return their names."""
         names = await self.store.delete_source(source, caller)
-        self._reconcile(await self.store.all())
+        for name in names:
+            self._withdraw(name)
         return names
 
     def trusted(self, row: ExternalToolRow) -> bool:
@@ -115,7 +118,8 @@ class ExternalTools:
     async def set_disabled(self, name: str, disabled: bool) -> ExternalToolRow | None:
         """An admin turns a tool off (not offered, whatever its health) or back on."""
         row = await self.store.set_disabled(name, disabled)
-        self._reconcile(await self.store.all())
+        if row is not None:
+            self._offer(row)
         return row
 
     async def statuses(self) -> list[ToolStatus]:
@@ -199,34 +203,46 @@ class ExternalTools:
         return self._registry.get(name) is not None and name not in self._installed
 
     def _reconcile(self, rows: list[ExternalToolRow]) -> None:
-        wanted = {row.name: row for row in rows if row.available and not row.disabled}
-        for name in self._installed.keys() - wanted.keys():
+        """Make the registry offer exactly these rows (those available and enabled)."""
+        named = {row.name for row in rows}
+        for name in self._installed.keys() - named:
+            self._withdraw(name)
+        self._shadowing &= named
+        for row in rows:
+            self._offer(row)
+
+    def _offer(self, row: ExternalToolRow) -> None:
+        """Offer the row's tool if it is available and enabled; withdraw it otherwise."""
+        if not row.available or row.disabled:
+            self._withdraw(row.name)
+            return
+        if self._is_builtin(row.name):
+            # Restored from a time the built-in was off (web_search without its key): the
+            # bot's own tool wins, and the plugin's is never offered in its place.
+            if row.name not in self._shadowing:
+                self._shadowing.add(row.name)
+                log.warning(
+                    "External tool %s from %s is not offered: a built-in tool has that name. "
+                    "The plugin should register under another name.",
+                    row.name,
+                    row.source,
+                )
+            return
+        signature = self._signature(row)
+        if self._installed.get(row.name) != signature:
+            self._registry.register(self._tool_for(row))
+            self._installed[row.name] = signature
+
+    def _withdraw(self, name: str) -> None:
+        if self._installed.pop(name, None) is not None:
             self._registry.unregister(name)
-            del self._installed[name]
-        shadowing: set[str] = set()
-        for row in wanted.values():
-            if self._is_builtin(row.name):
-                # Restored from a time the built-in was off (web_search without its key): the
-                # bot's own tool wins, and the plugin's is never offered in its place.
-                shadowing.add(row.name)
-                if row.name not in self._shadowing:
-                    log.warning(
-                        "External tool %s from %s is not offered: a built-in tool has that name. "
-                        "The plugin should register under another name.",
-                        row.name,
-                        row.source,
-                    )
-                continue
-            signature = self._signature(row)
-            if self._installed.get(row.name) != signature:
-                self._registry.register(self._tool_for(row))
-                self._installed[row.name] = signature
-        self._shadowing = shadowing
+        self._shadowing.discard(name)
 
     def _signature(self, row: ExternalToolRow) -> tuple[object, ...]:
         """Everything a Tool is built from: rebuilt only when one of them changed."""
         return (
-            definition_hash(row.name, row.description, row.parameters),
+            row.description,
+            row.parameters,
             row.callback_url,
             row.source,
             row.timeout_seconds,

@@ -32,13 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kb_search import percentile, write_corpus
 
 import bot.storage.knowledge  # noqa: F401 - registers the kb tables
-from bot.clock import ManualClock
-from bot.knowledge.bm25 import BM25Index
 from bot.knowledge.documents import parse_document
 from bot.knowledge.index import KnowledgeIndex
+from bot.runtime.clock import ManualClock
+from bot.search.bm25 import BM25Index
 from bot.storage.base import Base
 from bot.storage.engine import create_database
-from bot.text import normalize
+from bot.text.analysis import normalize
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "knowledge" / "fixtures"

@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bot.storage.knowledge  # noqa: F401 - registers the kb tables
-from bot.clock import ManualClock
+from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.terms import DocumentAnalysis, analyse_document
+from bot.runtime.clock import ManualClock
 from bot.storage.base import Base
 from bot.storage.engine import create_database
 

@@ -30,7 +30,6 @@ sys.path.insert(0, str(ROOT / "examples"))
 from dice_plugin import plugin as dice  # noqa: E402
 
 from bot.agent.tools import Tool, ToolContext, ToolRegistry, execute  # noqa: E402
-from bot.clock import SystemClock  # noqa: E402
 from bot.extools.answers import DEFAULT_MAX_RESULT_CHARS, clip_output  # noqa: E402
 from bot.extools.api import ToolsAPI  # noqa: E402
 from bot.extools.callbacks import CallbackClient  # noqa: E402
@@ -38,6 +37,7 @@ from bot.extools.catalog import ExternalTools  # noqa: E402
 from bot.extools.mcp import MCPServers  # noqa: E402
 from bot.extools.mcp_config import MCPServerConfig  # noqa: E402
 from bot.extools.schemas import arguments_check  # noqa: E402
+from bot.runtime.clock import SystemClock  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from bot.storage import create_database  # noqa: E402
 from bot.storage.migrate import upgrade  # noqa: E402

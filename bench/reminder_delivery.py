@@ -37,10 +37,10 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import insert, update
 from sqlalchemy.engine import make_url
 
-from bot.clock import SystemClock
-from bot.discord_ui.reminders import DiscordReminderSender
-from bot.reminders.delivery import DeliveryEngine
-from bot.reminders.ledger import DeliveryLedger
+from bot.discord_ui.reminders.sender import DiscordReminderSender
+from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.delivery.ledger import DeliveryLedger
+from bot.runtime.clock import SystemClock
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
 from bot.storage.reminders import Reminder, ReminderState

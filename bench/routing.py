@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.handlers.router import route
-from bot.text import warm_up
+from bot.text.analysis import warm_up
 from tests.handlers.routing_corpus import HANDLERS, HELD_OUT, TUNE, Score, evaluate, load_corpus
 
 TARGET_ACCURACY = 0.97

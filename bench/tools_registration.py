@@ -30,9 +30,9 @@ import aiohttp  # noqa: E402
 from reminder_crashes import SHARED_POSTGRES, _postgres_answers, bench_database  # noqa: E402
 
 from bot.agent.tools import ToolRegistry  # noqa: E402
-from bot.clock import SystemClock  # noqa: E402
 from bot.extools.api import ToolsAPI  # noqa: E402
 from bot.extools.catalog import ExternalTools  # noqa: E402
+from bot.runtime.clock import SystemClock  # noqa: E402
 from bot.storage import Database, create_database  # noqa: E402
 
 TOKEN = "bench-token-0123456789abcdef"

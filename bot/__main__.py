@@ -1,5 +1,5 @@
 """`python -m bot`: the command-line entry point."""
 
-from bot.cli import main
+from bot.app.cli import main
 
 raise SystemExit(main())

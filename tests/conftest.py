@@ -15,7 +15,7 @@ from hypothesis import settings as hypothesis_settings
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings, load_settings
 
 # CI checks the same examples on every run, so a red build always means a change broke it.

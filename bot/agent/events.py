@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from bot.agent.llm import Usage
-from bot.agent.messages import RejectionReason
+from bot.agent.conversation.messages import RejectionReason
+from bot.agent.llm.client import Usage
 
 DoneReason = Literal[
     "answered", "max_steps", "rejected", "expired", "interrupted", "awaiting_approval"

@@ -11,17 +11,17 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent import events as ev
-from bot.agent import messages as m
 from bot.agent import planning
-from bot.agent.approvals import ApprovalService, Status
-from bot.agent.attachments import Reading, attach, topic_text
-from bot.agent.history import ConversationStore
-from bot.agent.llm import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
+from bot.agent.approvals.service import ApprovalService, Status
+from bot.agent.attachments.reading import Reading, attach, topic_text
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore
+from bot.agent.conversation.shared import Shared
+from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
-from bot.agent.shared import Shared
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
-from bot.clock import Clock
+from bot.runtime.clock import Clock
 from bot.settings import Settings
 
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]

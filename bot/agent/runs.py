@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import TypeVar
 from zoneinfo import ZoneInfo
 
-from bot.agent.llm import Usage
+from bot.agent.llm.client import Usage
 
 T = TypeVar("T")
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from bot.agent import events as ev
-from bot.agent import messages as m
-from bot.agent.approvals import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.approvals.service import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore
 from bot.agent.events import ApprovedBy
-from bot.agent.history import ConversationStore
 from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race
 from bot.agent.tools import (
     Tool,
@@ -20,6 +21,7 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
+from bot.storage.agent import ApprovalRequest
 
 SettleEndKind = Literal[
     "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere"
@@ -30,6 +32,12 @@ _END_OF_REFUSAL: dict[Status, SettleEndKind] = {
     Status.EXPIRED: "expired",
     Status.INVALIDATED: "interrupted",
 }
+
+# A live resume claims its row moments after the click; one approved longer ago than this was
+# left behind by a process that stopped (or by a resume that failed before it ran the tool).
+LEFT_BEHIND_AFTER = timedelta(seconds=30)
+# Decisions older than this are not acted on any more: the member has long moved on.
+RESUMABLE_FOR = timedelta(days=1)
 
 
 @dataclass(frozen=True)
@@ -279,3 +287,16 @@ class ToolCalls:
                 is_error=result.is_error,
             ),
         )
+
+    async def left_behind(self, now: datetime) -> list[ApprovalRequest]:
+        """Approved requests whose call still waits in its conversation and that no run
+        claimed: the process stopped between the recorded click and the resume."""
+        rows = await self.approvals.approved_unclaimed(now - RESUMABLE_FOR, now - LEFT_BEHIND_AFTER)
+        waiting: list[ApprovalRequest] = []
+        for row in rows:
+            # A conversation that moved on answered the call already: nothing to run.
+            if row.tool_call_id in {
+                call.id for call in await self.unanswered(row.conversation_key)
+            }:
+                waiting.append(row)
+        return waiting

@@ -15,10 +15,10 @@ import importlib
 import logging
 import time
 
-from bot.agent.provider import import_litellm
+from bot.agent.llm.provider import import_litellm
+from bot.runtime.worker import in_worker
 from bot.settings import Settings
-from bot.text import warm_up as load_tokenizer
-from bot.worker import in_worker
+from bot.text.analysis import warm_up as load_tokenizer
 
 log = logging.getLogger(__name__)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from bot.agent.runs import PromptInput
-from bot.app_builder import AppBuilder
 from bot.chat.persona import chat_instructions, persona_text
 from bot.chat.tips import TOPICS_NEEDED
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.words import mention_topic
 from bot.handlers import router
-from bot.worker import in_worker
+from bot.handlers.builder import AppBuilder
+from bot.runtime.worker import in_worker
 
 # Recent server topics offered to the chat prompt.
 CHAT_TOPICS_IN_PROMPT = 8

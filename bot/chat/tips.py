@@ -20,8 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
-from bot.clock import Clock
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.runtime.clock import Clock
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 

@@ -23,11 +23,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.words import extract_words
-from bot.clock import Clock
+from bot.runtime.clock import Clock
+from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
-from bot.storage.outage import health_of
-from bot.worker import in_worker
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +108,10 @@ class WordPool:
         max_words: int = MAX_WORDS,
         flush_interval: float = FLUSH_INTERVAL_SECONDS,
         flush_threshold: int = FLUSH_THRESHOLD,
+        health: DatabaseHealth | None = None,
     ) -> None:
         self._sessions = sessions
+        self._health = health or DatabaseHealth()
         self._clock = clock
         self._channels = frozenset(settings.word_pool_channel_ids)
         self.half_life = half_life
@@ -238,7 +240,7 @@ class WordPool:
                 await self.flush()
             except Exception as exc:  # the flusher must outlive one bad batch
                 # Unflushed words stay buffered; an outage is said once, not per flush.
-                if not health_of(self._sessions).noticed(exc):
+                if not self._health.noticed(exc):
                     log.exception("word pool flush failed")
 
     def _restore(self, batch: dict[str, _Pending]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bot.text import Token, tokenize
+from bot.text.analysis import Token, tokenize
 
 MIN_WORD_CHARS = 2
 MAX_WORD_CHARS = 32

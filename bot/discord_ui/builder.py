@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 import discord
 from apscheduler.schedulers.base import BaseScheduler
 
-from bot.clock import Clock
 from bot.discord_ui.client import CogFactory
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminder_buttons import ReminderActions
+from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.members.preferences import UserPreferences
+from bot.runtime.clock import Clock
 from bot.settings import Settings
-from bot.users import UserPreferences
 
 MessageHook = Callable[[discord.Message], None]
 

@@ -11,19 +11,20 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.agent.approvals import ApprovalService
+from bot.agent.approvals.service import ApprovalService
+from bot.agent.card_places import CardPlaces
 from bot.agent.loop import Agent
+from bot.discord_ui.answering.conversation import Conversations, Staff
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
+from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.buttons import ApprovalButton, StopButton
-from bot.discord_ui.card_owner import CardOwner
-from bot.discord_ui.conversation import Conversations, Staff
-from bot.discord_ui.decisions import ApprovalDesk
+from bot.discord_ui.cards.decisions import ApprovalDesk
+from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.failures import tell_failure
-from bot.discord_ui.live import BackgroundTasks, LiveRuns
-from bot.discord_ui.reminder_buttons import ReminderActions, ReminderButton
-from bot.discord_ui.stopping import StopControl
+from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.members.preferences import UserPreferences
 from bot.settings import Settings
-from bot.storage.outage import health_of
-from bot.users import UserPreferences
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ class OtomoBot(commands.AutoShardedBot):
         agent: Agent,
         approvals: ApprovalService,
         preferences: UserPreferences,
+        database_health: DatabaseHealth | None = None,
         cogs: Sequence[CogFactory] = (),
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
@@ -88,6 +90,7 @@ class OtomoBot(commands.AutoShardedBot):
             **options,
         )
         self.settings = settings
+        self.database_health = database_health or DatabaseHealth()
         self.tasks = BackgroundTasks()
         runs = LiveRuns()
         staff = Staff(
@@ -95,9 +98,10 @@ class OtomoBot(commands.AutoShardedBot):
             agent=agent,
             approvals=approvals,
             preferences=preferences,
-            cards=CardOwner(self.get_partial_messageable, agent.sessions, agent.clock),
+            cards=CardOwner(self.get_partial_messageable, CardPlaces(agent.sessions), agent.clock),
             runs=runs,
             tasks=self.tasks,
+            health=self.database_health,
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
@@ -109,7 +113,6 @@ class OtomoBot(commands.AutoShardedBot):
         self._connected_once = False
         self._message_hooks = list(message_hooks)
         self.reminder_actions = reminder_actions
-        self.database_health = health_of(agent.sessions)
         self.tree.error(self._on_app_command_error)
         self._ready_once = False
 

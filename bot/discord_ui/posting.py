@@ -8,7 +8,8 @@ from typing import Any
 import discord
 
 from bot.chat import Tip
-from bot.discord_ui.send_errors import classify
+from bot.discord_ui.sends import classify
+from bot.text.clip import clip
 from bot.weather import DailyWeatherReport
 
 log = logging.getLogger(__name__)
@@ -21,11 +22,6 @@ DESCRIPTION_MAX = 2048
 FIELD_VALUE_MAX = 1024
 FOOTER_MAX = 256
 CONTENT_MAX = 2000
-
-
-def fit(text: str, limit: int) -> str:
-    """text cut to at most limit characters, with an ellipsis when something was cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 class ChannelPoster:
@@ -51,22 +47,24 @@ class ChannelPoster:
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""
         embed = discord.Embed(
-            title=fit(f"{report.emoji} {report.title}", TITLE_MAX),
-            description=fit("\n".join(report.lines), DESCRIPTION_MAX),
+            title=clip(f"{report.emoji} {report.title}", TITLE_MAX),
+            description=clip("\n".join(report.lines), DESCRIPTION_MAX),
             colour=WEATHER_COLOUR,
         )
         # The advice already reads "洗濯指数 72: 外干しOK"; repeating the index would be noise.
         embed.add_field(
             name="🧺 洗濯 / Laundry",
-            value=fit(report.laundry_advice, FIELD_VALUE_MAX),
+            value=clip(report.laundry_advice, FIELD_VALUE_MAX),
             inline=False,
         )
         embed.add_field(
-            name="☂️ 傘 / Umbrella", value=fit(report.umbrella_advice, FIELD_VALUE_MAX), inline=False
+            name="☂️ 傘 / Umbrella",
+            value=clip(report.umbrella_advice, FIELD_VALUE_MAX),
+            inline=False,
         )
-        embed.set_footer(text=fit(f"{report.place} · Open-Meteo", FOOTER_MAX))
+        embed.set_footer(text=clip(f"{report.place} · Open-Meteo", FOOTER_MAX))
         await self.send(channel_id, embed=embed)
 
     async def post_tip(self, channel_id: int, tip: Tip) -> None:
         """A tip as plain text."""
-        await self.send(channel_id, content=fit(tip.as_text(), CONTENT_MAX))
+        await self.send(channel_id, content=clip(tip.as_text(), CONTENT_MAX))

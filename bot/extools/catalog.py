@@ -11,15 +11,15 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
-from bot.clock import Clock
 from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.credentials import SHARED, Caller
 from bot.extools.registration import Refused, Registration, shown_url
 from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
+from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
-from bot.storage.outage import health_of
+from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +55,12 @@ class ExternalTools:
         handler_names: frozenset[str],
         trusted_sources: frozenset[str],
         check_every: float,
+        health: DatabaseHealth | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
-        self._health = health_of(sessions)
+        self._health = health or DatabaseHealth()
         self.handler_names = handler_names
         self._registry = registry
         self._trusted = trusted_sources

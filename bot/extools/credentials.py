@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
+from bot.runtime.clock import Clock
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.external_tools import ExternalToolRow, ToolCredentialRow
 

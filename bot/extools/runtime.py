@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolRegistry
-from bot.clock import Clock
 from bot.extools.catalog import ExternalTools, ToolStatus
 from bot.extools.credentials import Credentials
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
+from bot.runtime.clock import Clock
 from bot.settings import Settings
+from bot.storage.outage import DatabaseHealth
 
 if TYPE_CHECKING:
     from bot.extools.api import ToolsAPI
@@ -60,6 +61,7 @@ def build_external_tools(
     sessions: async_sessionmaker[AsyncSession],
     registry: ToolRegistry,
     handlers: Iterable[str],
+    health: DatabaseHealth | None = None,
 ) -> ExternalToolsRuntime:
     """The catalog always (registrations in the database); MCP and the API when configured."""
     handler_names = frozenset(handlers)
@@ -71,6 +73,7 @@ def build_external_tools(
         handler_names=handler_names,
         trusted_sources=trusted,
         check_every=settings.tools_health_check_seconds,
+        health=health,
         max_answer_bytes=settings.tools_max_answer_bytes,
         max_result_chars=settings.tools_max_result_chars,
     )

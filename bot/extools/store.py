@@ -6,9 +6,9 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
 from bot.extools.credentials import SHARED, Caller
 from bot.extools.registration import Refused, Registration
+from bot.runtime.clock import Clock
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.external_tools import ExternalToolRow, ToolCredentialRow
 

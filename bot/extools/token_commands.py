@@ -28,9 +28,9 @@ def add_tools_commands(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 async def run_tools_command(settings: Settings, args: argparse.Namespace) -> int:
     """Run a `tools token` action against the bot's database; 2 with a sentence on bad input."""
-    from bot.clock import SystemClock
     from bot.extools.credentials import Credentials
     from bot.extools.registration import Refused, check_source
+    from bot.runtime.clock import SystemClock
     from bot.storage import create_database
     from bot.storage.migrate import upgrade
 

@@ -1,11 +1,11 @@
 """The cues that score each handler: how members ask for reminders and weather, and chat.
 
-Patterns run on the normalised text (see bot.handlers.signals); weights add up per handler.
+Patterns run on the normalised text (see bot.handlers.shapes); weights add up per handler.
 """
 
 from __future__ import annotations
 
-from bot.handlers.signals import (
+from bot.handlers.shapes import (
     CLOCK,
     DAY,
     FEELING,

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from bot.handlers.cues import CHAT, GENERAL, HANDLER_CUES, REMINDER, WEATHER
-from bot.handlers.signals import (
+from bot.handlers.shapes import (
     CLOCK,
     DAY,
     PAST,
@@ -17,7 +17,7 @@ from bot.handlers.signals import (
     VERBLESS,
     Cue,
 )
-from bot.text import Token, katakana_to_hiragana, normalize, tokenize
+from bot.text.analysis import Token, katakana_to_hiragana, normalize, tokenize
 
 __all__ = ["CHAT", "GENERAL", "REMINDER", "WEATHER", "Route", "route"]
 

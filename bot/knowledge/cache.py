@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.knowledge.terms import ANALYZER_VERSION, DocumentAnalysis
+from bot.knowledge.analysis import ANALYZER_VERSION, DocumentAnalysis
 from bot.storage.knowledge import KnowledgeDocument
 
 _BATCH = 500

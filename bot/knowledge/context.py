@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import KnowledgeHit
+from bot.text.clip import clip
 
 # Share (0-1) of the best BM25 score the question could reach: below it a section only shares
 # a word or two with the question and would distract the model more than it helps.
@@ -49,7 +50,7 @@ async def context_for(
         room = remaining - len(header) - len(footer)
         if room < MIN_EXCERPT_CHARS:
             break
-        text = hit.text if len(hit.text) <= room else hit.text[: room - 1].rstrip() + "…"
+        text = clip(hit.text, room)
         entry = header + text + footer
         entries.append(entry)
         remaining -= len(entry)

@@ -8,7 +8,6 @@ from pathlib import Path, PurePosixPath
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
 from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor, list_changes, record_change
 from bot.knowledge.edit_terms import (
     FileContent,
@@ -22,6 +21,7 @@ from bot.knowledge.edit_terms import (
 from bot.knowledge.files import UnsafePath, atomic_write, content_hash, decode, resolve_inside, scan
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import RefreshReport
+from bot.runtime.clock import Clock
 from bot.settings import Settings
 
 __all__ = ["FileContent", "KnowledgeEditError", "KnowledgeEditor", "KnowledgeFile", "may_edit"]

@@ -4,8 +4,8 @@ handlers, with the best excerpts in their prompts, and the index's hot reload.""
 from __future__ import annotations
 
 from bot.agent.runs import PromptInput
-from bot.app_builder import AppBuilder
 from bot.handlers import router
+from bot.handlers.builder import AppBuilder
 from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools

@@ -10,19 +10,24 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
+from bot.knowledge.analysis import (
+    AnalysedSection,
+    Analyser,
+    DocumentAnalysis,
+    analyse_document,
+    analyse_in_worker,
+)
 from bot.knowledge.cache import CachedAnalysis, forget_analyses, load_cache, store_analyses
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
 from bot.knowledge.hot_reload import HotReload
-from bot.knowledge.query import QueryPlan, plan_query
 from bot.knowledge.ranking import FusedIndex, section_weight
 from bot.knowledge.results import KnowledgeHit, RefreshReport
-from bot.knowledge.snippets import make_snippet
-from bot.knowledge.terms import AnalysedSection, DocumentAnalysis, analyse_document
 from bot.knowledge.vocabulary_file import VocabularyFile
-from bot.knowledge.worker import Analyser, analyse_in_worker
+from bot.runtime.clock import Clock
+from bot.runtime.worker import in_worker
+from bot.search.query import QueryPlan, plan_query
+from bot.search.snippets import make_snippet
 from bot.settings import Settings
-from bot.worker import in_worker
 
 log = logging.getLogger(__name__)
 

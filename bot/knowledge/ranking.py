@@ -6,9 +6,9 @@ import heapq
 from collections.abc import Mapping
 from operator import itemgetter
 
-from bot.knowledge.bm25 import BM25Index, Scored
-from bot.knowledge.query import QueryPlan
-from bot.knowledge.terms import AnalysedSection, DocumentAnalysis
+from bot.knowledge.analysis import AnalysedSection, DocumentAnalysis
+from bot.search.bm25 import BM25Index, Scored
+from bot.search.query import QueryPlan
 
 # Terms in more sections than this are scored for the rarer terms' candidates first (see search).
 COMMON_POSTINGS = 300

@@ -7,9 +7,9 @@ import logging
 from pathlib import Path
 
 from bot.knowledge.files import FileSignature, signature_of
-from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
-from bot.knowledge.vocabulary import VOCABULARY_FILE, builtin_groups, parse_vocabulary
-from bot.worker import in_worker
+from bot.runtime.worker import in_worker
+from bot.search.synonyms import Vocabulary, builtin_vocabulary
+from bot.search.vocabulary import VOCABULARY_FILE, builtin_groups, parse_vocabulary
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
+from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ async def _save(
 
 def _snippet(content: str) -> str:
     text = " ".join(content.split())
-    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1] + "…"
+    return clip(text, SNIPPET_CHARS)
 
 
 @tool(requires_approval=True, timeout=60, source="web")

@@ -1,9 +1,9 @@
 """The server notebook: notes members ask Otomo to keep, searchable with the knowledge base."""
 
+from bot.notes.display import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 from bot.notes.instructions import NOTES_INSTRUCTIONS
 from bot.notes.notebook import MAX_NOTES_PER_SERVER, NOTE_MAX_CHARS, Notebook
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
-from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 
 __all__ = [
     "MAX_NOTES_PER_SERVER",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from bot.notes.notebook import Notebook
+from bot.text.clip import clip
 
 # A note must hold at least this share of the question's words to be put before the model:
 # a chat line that shares one word with a note must not drag the note into the answer.
@@ -27,7 +28,7 @@ async def notes_context(notebook: Notebook, guild_id: int, query: str, tz: ZoneI
             continue
         note = hit.note
         written = note.created_at.astimezone(tz).strftime("%Y-%m-%d")
-        body = note.body if len(note.body) <= remaining else note.body[: remaining - 1] + "…"
+        body = clip(note.body, remaining)
         entries.append(
             f"[メモ {note.label} — {note.author_name}, {written}]\n{body}\n出典: メモ {note.label}"
         )

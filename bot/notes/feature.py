@@ -4,8 +4,8 @@ with the notes that match a mention in the prompt."""
 from __future__ import annotations
 
 from bot.agent.runs import PromptInput
-from bot.app_builder import AppBuilder
 from bot.handlers import router
+from bot.handlers.builder import AppBuilder
 from bot.notes.context import notes_context
 from bot.notes.instructions import NOTES_INSTRUCTIONS
 from bot.notes.tools import NOTE_TOOLS, NotesDeps

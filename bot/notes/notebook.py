@@ -8,12 +8,13 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
-from bot.knowledge.worker import run_in_worker
 from bot.notes.candidates import CandidateCache
+from bot.notes.display import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
 from bot.notes.search import note_terms, rank_notes
-from bot.notes.views import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
+from bot.runtime.clock import Clock
+from bot.runtime.worker import in_worker
 from bot.storage.notes import NOTE_TITLE_CHARS, Note
+from bot.text.clip import clip
 
 # A note is something to glance at: it fits one Discord message with its header.
 NOTE_MAX_CHARS = 1500
@@ -25,7 +26,7 @@ LIST_PAGE_SIZE = 10
 def default_title(text: str) -> str:
     """A title from the note's first line when the writer gave none."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return first if len(first) <= NOTE_TITLE_MAX else first[: NOTE_TITLE_MAX - 1] + "…"
+    return clip(first, NOTE_TITLE_MAX)
 
 
 def _clean(text: str, title: str | None) -> tuple[str, str]:
@@ -62,7 +63,7 @@ class Notebook:
     ) -> NoteView:
         """Add a note to the server's notebook."""
         name, body = _clean(text, title)
-        terms = await run_in_worker(note_terms, name, body)
+        terms = await in_worker(note_terms, name, body)
         now = self._clock.now()
         async with self._sessions() as session, session.begin():
             count = await session.scalar(
@@ -102,7 +103,7 @@ class Notebook:
             row = await self._row(session, guild_id, note_id)
             _check_owner(row, editor, "edit")
             name, body = _clean(text, title or row.title)
-        terms = await run_in_worker(note_terms, name, body)
+        terms = await in_worker(note_terms, name, body)
         async with self._sessions() as session, session.begin():
             row = await self._row(session, guild_id, note_id)
             row.title, row.body, row.terms = name, body, terms
@@ -144,7 +145,7 @@ class Notebook:
             candidates = await self._candidates.candidates(session, guild_id)
         if not candidates:
             return []
-        ranked = await run_in_worker(rank_notes, query, candidates, limit)
+        ranked = await in_worker(rank_notes, query, candidates, limit)
         if not ranked:
             return []
         async with self._sessions() as session:

@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.knowledge.bm25 import BM25Index
-from bot.knowledge.query import plan_query
-from bot.knowledge.snippets import make_snippet
-from bot.knowledge.synonyms import builtin_vocabulary
-from bot.knowledge.terms import FIELD_WEIGHT, search_terms
+from bot.search.bm25 import BM25Index
+from bot.search.query import plan_query
+from bot.search.snippets import make_snippet
+from bot.search.synonyms import builtin_vocabulary
+from bot.search.terms import FIELD_WEIGHT, search_terms
 
 
 def note_terms(title: str, body: str) -> dict[str, float]:

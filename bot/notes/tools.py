@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.notes.display import NoteAuthor, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
-from bot.notes.views import NoteAuthor, NoteError
 
 NO_SERVER = (
     "Notes belong to a server's shared notebook and this is a direct message: tell the user to "

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.clock import Clock
+from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     InvalidReminder,
     NotReminderOwner,
@@ -15,7 +15,7 @@ from bot.reminders.errors import (
     ReminderNotFound,
 )
 from bot.reminders.service import ReminderService
-from bot.reminders.views import ReminderView
+from bot.runtime.clock import Clock
 
 # Offered under every delivered reminder; minutes.
 SNOOZE_CHOICES = (10, 60)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.agent.runs import PromptInput
-from bot.app_builder import AppBuilder
 from bot.handlers import router
+from bot.handlers.builder import AppBuilder
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
 

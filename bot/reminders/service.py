@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
 from bot.reminders.checks import check_future, checked_content, checked_time
+from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     InvalidReminder,
     NotReminderOwner,
@@ -29,7 +29,7 @@ from bot.reminders.repeat import (
 )
 from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
 from bot.reminders.times import local_iso, parse_local_wall
-from bot.reminders.views import ReminderView
+from bot.runtime.clock import Clock
 from bot.settings import Settings
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState

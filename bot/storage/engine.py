@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,8 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import StaticPool
 
+from bot.storage.outage import DatabaseHealth
+
 # A second process (or the scheduler) may hold the write lock briefly; wait instead of failing.
 SQLITE_BUSY_TIMEOUT_MS = 5000
 WRITE_LOCK_UP_FRONT = "otomo_sqlite_immediate"
@@ -31,6 +33,8 @@ class Database:
 
     engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]
+    # Whether this process can reach it: one per database, handed to every user that retries.
+    health: DatabaseHealth = field(default_factory=DatabaseHealth)
 
     async def dispose(self) -> None:
         """Close every pooled connection."""

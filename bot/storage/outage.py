@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 from sqlalchemy.exc import DBAPIError, DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 log = logging.getLogger("bot.storage")
 
@@ -155,17 +154,3 @@ class DatabaseHealth:
             else:
                 self.recovered()
                 return result
-
-
-# Keyed by URL: the option engines of one engine (SQLite's write sessions) share its health.
-_HEALTH: dict[str, DatabaseHealth] = {}
-
-
-def health_of(source: async_sessionmaker[AsyncSession] | AsyncEngine) -> DatabaseHealth:
-    """The one DatabaseHealth of the database behind source, shared by all its users."""
-    engine = source.kw.get("bind") if isinstance(source, async_sessionmaker) else source
-    key = engine.url.render_as_string() if isinstance(engine, AsyncEngine) else ""
-    health = _HEALTH.get(key)
-    if health is None:
-        health = _HEALTH[key] = DatabaseHealth()
-    return health

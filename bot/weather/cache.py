@@ -6,7 +6,7 @@ from collections import OrderedDict
 from datetime import datetime, timedelta
 from typing import Generic, TypeVar
 
-from bot.clock import Clock
+from bot.runtime.clock import Clock
 
 K = TypeVar("K")
 V = TypeVar("V")

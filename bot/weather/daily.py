@@ -11,8 +11,8 @@ from apscheduler.job import Job
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
-from bot.clock import Clock
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.runtime.clock import Clock
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.weather.errors import WeatherError
 from bot.weather.forecast import Forecast, day_label_ja

@@ -10,7 +10,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-from bot.text import normalize
+from bot.text.analysis import normalize
 
 JAPAN_TIMEZONE = "Asia/Tokyo"
 

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 from types import TracebackType
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.clock import Clock
+from bot.runtime.clock import Clock
 from bot.settings import Settings
 from bot.weather.cache import TtlCache
 from bot.weather.client import REQUEST_TIMEOUT_SECONDS, OpenMeteoClient

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from bot.agent import events as ev
-from bot.agent.approvals import ApprovalService
-from bot.agent.history import ConversationStore
-from bot.agent.llm import LLMClient
+from bot.agent.approvals.service import ApprovalService
+from bot.agent.conversation.history import ConversationStore
+from bot.agent.llm.client import LLMClient
 from bot.agent.loop import Agent, Handler, PromptInput, RunRequest
 from bot.agent.tools import Tool, ToolContext, ToolError, ToolRegistry, tool
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
 from tests.fakes.llm_server import ScriptedLLM

@@ -6,8 +6,8 @@ import asyncio
 from datetime import timedelta
 
 from bot.agent import events as ev
-from bot.agent import messages as m
-from bot.agent.approvals import Decision, Status
+from bot.agent.approvals.service import Decision, Status
+from bot.agent.conversation import messages as m
 from tests.agent.conftest import Rig, collect, converse
 from tests.fakes.llm_server import text, tool_call
 

@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from bot.agent.file_types import classify, decode_text
+from bot.agent.attachments.file_types import classify, decode_text
 
 JAPANESE = "今日の議事録：予算は１２万円、次回は１２月８日（月）です。"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.agent import messages as m
-from bot.agent.history import ConversationStore
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore
 from tests.agent.conftest import Rig, collect
 from tests.fakes.llm_server import text
 

@@ -6,7 +6,7 @@ import io
 
 from PIL import Image
 
-from bot.agent.images import IMAGE_MAX_SIDE, IMAGE_SEND_BYTES, fit_image
+from bot.agent.attachments.images import IMAGE_MAX_SIDE, IMAGE_SEND_BYTES, fit_image
 
 
 def picture(size: tuple[int, int], mode: str = "RGB", fmt: str = "JPEG", **save: object) -> bytes:

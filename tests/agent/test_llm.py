@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.agent import events as ev
-from bot.agent.llm import LLMClient
+from bot.agent.llm.client import LLMClient
 from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect
 from tests.fakes.llm_server import ChatRequest, Reply, hang, server_error, text

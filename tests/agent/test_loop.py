@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import timedelta
 
 from bot.agent import events as ev
-from bot.agent import messages as m
-from bot.agent.approvals import Decision
+from bot.agent.approvals.service import Decision
+from bot.agent.conversation import messages as m
 from bot.agent.tools import ToolContext, tool
 from tests.agent.conftest import Rig, collect, converse
 from tests.fakes.llm_server import (

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 from sqlalchemy import func, select
 
-from bot.agent import messages as m
-from bot.agent.approvals import ApprovalService
-from bot.agent.history import ConversationStore, conversation_key
-from bot.agent.memory import ConversationMemory
-from bot.clock import ManualClock
+from bot.agent.approvals.service import ApprovalService
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore, conversation_key
+from bot.agent.conversation.memory import ConversationMemory
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from bot.storage.agent import ApprovalRequest, LLMCall
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.agent import messages as m
+from bot.agent.conversation import messages as m
 
 
 def test_every_kind_converts_and_excluded_ones_disappear() -> None:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import select
 
-from bot.agent.llm import LLMClient
-from bot.agent.models import ModelChoice, UnknownModel
-from bot.clock import ManualClock
+from bot.agent.llm.client import LLMClient
+from bot.agent.llm.models import ModelChoice, UnknownModel
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
 from bot.storage.agent import LLMCall

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.agent import messages as m
-from bot.agent.parts import FilePart, QuotePart
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.parts import FilePart, QuotePart
 
 
 def test_an_image_of_the_current_run_becomes_an_image_part_after_the_text() -> None:

@@ -9,10 +9,10 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 from sqlalchemy import select
 
-from bot.agent import messages as m
-from bot.agent.history import ConversationStore
-from bot.agent.retention import RETENTION_JOB_ID, Retention, schedule_retention
-from bot.clock import ManualClock
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import ConversationStore
+from bot.agent.conversation.retention import RETENTION_JOB_ID, Retention, schedule_retention
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
 from bot.storage.agent import ApprovalRequest, ConversationMessage, LLMCall

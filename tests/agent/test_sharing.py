@@ -7,9 +7,9 @@ import asyncio
 from sqlalchemy import select
 
 from bot.agent import events as ev
-from bot.agent import messages as m
-from bot.agent.llm import LLMClient
-from bot.agent.shared import Shared, SharedFile, SharedMessage
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
+from bot.agent.llm.client import LLMClient
 from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect
 from tests.fakes.llm_server import text

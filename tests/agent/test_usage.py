@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.agent.usage import usage_by_day
+from bot.agent.llm.usage import usage_by_day
 from bot.storage import Database
 from bot.storage.agent import LLMCall
 

@@ -22,8 +22,8 @@ from bot.chat.tips import (
     schedule_tips,
 )
 from bot.chat.word_pool import WordPool
-from bot.clock import ManualClock
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.runtime.clock import ManualClock
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.storage.chat import TipRecord
 from bot.storage.engine import Database

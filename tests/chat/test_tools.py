@@ -11,7 +11,7 @@ import pytest
 from bot.agent.tools import ToolContext, execute, parse_arguments
 from bot.chat.tools import CHAT_TOOLS
 from bot.chat.word_pool import WordPool
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
 

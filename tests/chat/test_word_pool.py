@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from bot.chat import word_pool as word_pool_module
 from bot.chat.word_pool import WordPool, decayed, load_topics
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
 from bot.storage.engine import Database, create_database

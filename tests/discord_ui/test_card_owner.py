@@ -6,9 +6,10 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.clock import ManualClock
-from bot.discord_ui.card_owner import CardKey, CardOwner, may_move
-from bot.discord_ui.cards import FINAL_STATES, CardState, ToolCard
+from bot.agent.card_places import CardPlaces
+from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.cards.owner import CardKey, CardOwner, may_move
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 
 
@@ -59,7 +60,7 @@ KEY = CardKey("c5:u7", "call_1")
 async def test_a_finished_card_is_never_shown_as_running_again(
     database: Database, clock: ManualClock
 ) -> None:
-    owner = CardOwner(Messages(), database.sessions, clock)  # type: ignore[arg-type]
+    owner = CardOwner(Messages(), CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
     message = Message(42)
     await owner.adopt(KEY, message, ToolCard(name="add_note"))  # type: ignore[arg-type]
 
@@ -74,7 +75,7 @@ async def test_a_finished_card_is_never_shown_as_running_again(
 async def test_concurrent_writers_edit_one_at_a_time_and_end_on_the_final_state(
     database: Database, clock: ManualClock
 ) -> None:
-    owner = CardOwner(Messages(), database.sessions, clock)  # type: ignore[arg-type]
+    owner = CardOwner(Messages(), CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
     message = Message(42)
     await owner.adopt(KEY, message, ToolCard(name="add_note"))  # type: ignore[arg-type]
 
@@ -94,10 +95,10 @@ async def test_another_process_finds_the_card_by_its_call(
     database: Database, clock: ManualClock
 ) -> None:
     messages = Messages()
-    first = CardOwner(messages, database.sessions, clock)  # type: ignore[arg-type]
+    first = CardOwner(messages, CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
     await first.adopt(KEY, messages.get_partial_message(42), ToolCard(name="add_note"))  # type: ignore[arg-type]
 
-    second = CardOwner(messages, database.sessions, clock)  # type: ignore[arg-type]
+    second = CardOwner(messages, CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
     assert await second.move(KEY, CardState.INVALIDATED)
 
     assert "cancelled" in titles(messages.by_id[42])[-1]

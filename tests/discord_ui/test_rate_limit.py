@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.discord_ui.gate import SWEEP_AT_LEAST, RateLimiter
+from bot.discord_ui.answering.gate import SWEEP_AT_LEAST, RateLimiter
 
 
 def test_a_member_over_the_limit_waits_for_the_window_to_slide() -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.agent import events as ev
-from bot.discord_ui.renderer import RunRenderer
+from bot.discord_ui.answering.renderer import RunRenderer
 
 
 @dataclass

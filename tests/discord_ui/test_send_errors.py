@@ -8,8 +8,8 @@ import aiohttp
 import discord
 import pytest
 
-from bot.discord_ui.send_errors import classify, sent
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.discord_ui.sends import classify, sent
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 
 
 class Response:

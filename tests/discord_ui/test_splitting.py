@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.discord_ui.splitting import split_message
+from bot.discord_ui.answering.splitting import split_message
 
 
 def test_short_text_is_one_chunk() -> None:

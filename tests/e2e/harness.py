@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.app import App, build_app
-from bot.clock import Clock
+from bot.app.discord_app import App, build_app
+from bot.runtime.clock import Clock
 from bot.settings import Settings, load_settings
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ScriptedLLM
@@ -19,7 +19,7 @@ from tests.fakes.llm_server import ScriptedLLM
 READY_DELAY = 0.05
 # Longest a test waits for the bot to finish answering.
 IDLE_LIMIT = 15.0
-# Any event-loop step longer than this after start-up fails the test (bot/loop_watch.py).
+# Any event-loop step longer than this after start-up fails the test (bot/runtime/loop_watch.py).
 SLOW_STEP_MS = 100
 
 

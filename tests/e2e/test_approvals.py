@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent.approvals import Decision
-from bot.clock import ManualClock
+from bot.agent.approvals.service import Decision
+from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import (
     RunningBot,

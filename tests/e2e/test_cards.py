@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import approval_card, card_state, custom_ids, running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json

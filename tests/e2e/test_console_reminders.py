@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.console import CONSOLE_CHANNEL_ID, CONSOLE_USER_ID
+from bot.app.console import CONSOLE_CHANNEL_ID, CONSOLE_USER_ID
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
 from bot.storage.reminders import Reminder, ReminderState

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent import messages as m
-from bot.agent.history import conversation_key
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import conversation_key
 from tests.e2e.harness import custom_ids, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent import messages as m
-from bot.agent.history import conversation_key
-from bot.agent.retention import RETENTION_JOB_ID
-from bot.clock import ManualClock
+from bot.agent.conversation import messages as m
+from bot.agent.conversation.history import conversation_key
+from bot.agent.conversation.retention import RETENTION_JOB_ID
+from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
 from tests.fakes.discord_server import (

@@ -81,7 +81,7 @@ class Processes:
     async def start_bot(self) -> Any:
         """`python -m bot run`; returns once its tools API answers."""
         identifies = self._identifies()
-        process = await self._spawn("bot.log", "-m", "bot", "run", env=self.bot_env)
+        process = await self._spawn("bot.runtime.log", "-m", "bot", "run", env=self.bot_env)
         await self.fake.wait_until(
             lambda: self._identifies() > identifies, START_LIMIT, what="the bot's IDENTIFY"
         )
@@ -227,6 +227,6 @@ async def test_a_plugin_tool_survives_bot_restarts_and_goes_offline_with_its_plu
         reply = await _answer(p, sent, "ダイスの結果", '"seed": "fair"')
         assert "offline" not in reply["content"]
 
-    bot_log = p.log("bot.log")
+    bot_log = p.log("bot.runtime.log")
     assert blocked_lines(bot_log) == [] and blocked_lines(p.log("plugin.log")) == []
     assert TOKEN not in bot_log and TOKEN not in p.log("plugin.log")

@@ -15,10 +15,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from bot.clock import ManualClock
-from bot.reminders.delivery import LEASE
-from bot.reminders.ledger import DeliveryLedger
+from bot.reminders.delivery.engine import LEASE
+from bot.reminders.delivery.ledger import DeliveryLedger
 from bot.reminders.service import ReminderService
+from bot.runtime.clock import ManualClock
 from bot.settings import load_settings
 from bot.storage import create_database
 from bot.storage.migrate import upgrade

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.redaction import forget_secrets
+from bot.runtime.redaction import forget_secrets
 from bot.storage.agent import ConversationMessage, LLMCall
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import FakeDiscord

@@ -16,8 +16,8 @@ import pytest
 from aiohttp import web
 from sqlalchemy import select
 
-from bot.clock import SystemClock
 from bot.extools.credentials import Credentials
+from bot.runtime.clock import SystemClock
 from bot.storage.agent import ConversationMessage
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, FakeDiscord

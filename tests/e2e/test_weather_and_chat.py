@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from tests.e2e.harness import RunningBot, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,

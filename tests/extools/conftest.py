@@ -11,10 +11,10 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.agent.tools import ToolContext, ToolRegistry, tool
-from bot.clock import ManualClock
 from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools
 from bot.extools.credentials import Credentials
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
 from tests.fakes.plugin_server import FakePlugin

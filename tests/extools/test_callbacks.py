@@ -9,7 +9,7 @@ import pytest
 from aiohttp import web
 
 from bot.agent.tools import ToolContext, ToolRegistry, execute, tool
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.extools.conftest import Rig, make_catalog
 from tests.fakes.plugin_server import FakePlugin

@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolContext
-from bot.clock import ManualClock
+from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.terms import DocumentAnalysis, analyse_document
 from bot.knowledge.tools import NoteSearch
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
-from bot.knowledge.bigrams import bigram_counts, term_bigrams
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.query import parts_of
+from bot.runtime.clock import ManualClock
+from bot.search.bigrams import bigram_counts, term_bigrams
+from bot.search.query import parts_of
 from tests.knowledge.conftest import write_files
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
 from bot.knowledge import files
 from bot.knowledge.changes import ChangeAction, Editor
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, may_edit
 from bot.knowledge.index import KnowledgeIndex
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 
 ADMIN = Editor(user_id=42, user_name="kanrisha")

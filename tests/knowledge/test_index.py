@@ -9,11 +9,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
+from bot.knowledge import analysis
 from bot.knowledge import index as index_module
-from bot.knowledge import terms
+from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.terms import DocumentAnalysis, analyse_document
+from bot.runtime.clock import ManualClock
 from bot.storage.knowledge import KnowledgeDocument
 
 
@@ -87,8 +87,8 @@ async def test_a_new_analyser_version_re_tokenises_cached_files(
 ) -> None:
     first, _ = _new_index(kb_dir, sessions, clock)
     await first.load()
-    monkeypatch.setattr(terms, "ANALYZER_VERSION", terms.ANALYZER_VERSION + 1)
-    monkeypatch.setattr("bot.knowledge.cache.ANALYZER_VERSION", terms.ANALYZER_VERSION)
+    monkeypatch.setattr(analysis, "ANALYZER_VERSION", analysis.ANALYZER_VERSION + 1)
+    monkeypatch.setattr("bot.knowledge.cache.ANALYZER_VERSION", analysis.ANALYZER_VERSION)
 
     restarted, counter = _new_index(kb_dir, sessions, clock)
     await restarted.load()

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.query import SYNONYM_WEIGHT, plan_query
-from bot.knowledge.synonyms import Vocabulary
-from bot.knowledge.terms import search_terms
+from bot.runtime.clock import ManualClock
+from bot.search.query import SYNONYM_WEIGHT, plan_query
+from bot.search.synonyms import Vocabulary
+from bot.search.terms import search_terms
 from tests.knowledge.conftest import write_files
 
 FAQ = """# よくある質問

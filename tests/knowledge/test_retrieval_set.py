@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
+from bot.runtime.clock import ManualClock
 from tests.knowledge.conftest import remembered_analysis
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -6,11 +6,11 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import ManualClock
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.synonyms import Vocabulary, builtin_vocabulary
-from bot.knowledge.terms import search_terms
-from bot.knowledge.vocabulary import builtin_groups, parse_vocabulary
+from bot.runtime.clock import ManualClock
+from bot.search.synonyms import Vocabulary, builtin_vocabulary
+from bot.search.terms import search_terms
+from bot.search.vocabulary import builtin_groups, parse_vocabulary
 from tests.knowledge.conftest import write_files
 
 GUIDE = """---

@@ -8,9 +8,9 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import execute, parse_arguments
-from bot.clock import ManualClock
 from bot.knowledge import KNOWLEDGE_TOOLS, search_knowledge
 from bot.knowledge.index import KnowledgeIndex
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from tests.knowledge.conftest import make_context
 

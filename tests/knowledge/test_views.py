@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from bot.knowledge.changes import ChangeAction, ChangeEntry
+from bot.knowledge.display import describe_change, describe_file, describe_refresh, format_size
 from bot.knowledge.editor import KnowledgeFile
 from bot.knowledge.results import RefreshReport
-from bot.knowledge.views import describe_change, describe_file, describe_refresh, format_size
 
 WHEN = datetime(2025, 11, 30, 0, 5, tzinfo=UTC)
 

@@ -9,7 +9,6 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolContext, execute
-from bot.clock import ManualClock
 from bot.knowledge import search_knowledge, web_tools
 from bot.knowledge import web_search as web_search_module
 from bot.knowledge.changes import ChangeAction, list_changes
@@ -17,6 +16,7 @@ from bot.knowledge.documents import parse_front_matter
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.web_archive import archive_path, slugify
 from bot.knowledge.web_search import web_search
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from tests.fakes.tavily import API_KEY, FakeResult, FakeTavily
 from tests.knowledge.conftest import NOW, KnowledgeOnly, make_context

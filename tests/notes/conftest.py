@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.agent.tools import ToolContext
-from bot.clock import ManualClock
 from bot.notes import Notebook
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
 

@@ -6,9 +6,9 @@ from datetime import timedelta
 
 import pytest
 
-from bot.clock import ManualClock
 from bot.notes import NOTE_MAX_CHARS, NoteAuthor, Notebook, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.notes.conftest import CHANNEL, GUILD, HANA, OTHER_GUILD, TARO
 

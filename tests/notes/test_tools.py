@@ -6,9 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.agent.tools import ToolContext, execute
-from bot.clock import ManualClock
 from bot.knowledge import KnowledgeIndex, search_knowledge
 from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.knowledge.conftest import KnowledgeOnly
 from tests.notes.conftest import CHANNEL, GUILD, OTHER_GUILD, TARO

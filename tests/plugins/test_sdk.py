@@ -11,9 +11,9 @@ from aiohttp.test_utils import TestClient, TestServer
 from pydantic import Field
 
 from bot.agent.tools import ToolRegistry
-from bot.clock import ManualClock
 from bot.extools.api import ToolsAPI
 from bot.plugins import Plugin, ToolFailure, llm_tool
+from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.extools.conftest import TOKEN, eventually, make_catalog
 from tests.fakes.local_server import free_port

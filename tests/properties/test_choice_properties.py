@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.discord_ui.choices import CHOICE_CHARS, CHOICES, suggestions
+from bot.discord_ui.commands.choices import CHOICE_CHARS, CHOICES, suggestions
 
 # Timings on a shared machine vary; the properties, not the speed, are under test.
 PROPERTY_SETTINGS = settings(max_examples=200, deadline=None)

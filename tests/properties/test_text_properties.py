@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.discord_ui.gate import mention_text
-from bot.discord_ui.mentions import only
-from bot.discord_ui.splitting import DISCORD_LIMIT, split_message
+from bot.discord_ui.answering.gate import mention_text
+from bot.discord_ui.answering.splitting import DISCORD_LIMIT, split_message
+from bot.discord_ui.sends import only
 from tests.fakes.discord_server import FakeDiscord
 
 BOT_ID = 1200000000000000001

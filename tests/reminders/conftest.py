@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.agent.tools import ToolContext
-from bot.clock import ManualClock
 from bot.reminders.service import ReminderService
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
 from tests.reminders.support import (

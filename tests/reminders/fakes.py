@@ -6,7 +6,7 @@ import asyncio
 import itertools
 from collections import Counter, defaultdict
 
-from bot.reminders.sending import ReminderDelivery
+from bot.reminders.delivery.sender import ReminderDelivery
 
 
 class FakeSender:

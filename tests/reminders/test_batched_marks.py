@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.clock import ManualClock
-from bot.reminders.claims import Claim, Posted
-from bot.reminders.delivery import DeliveryEngine
-from bot.reminders.ledger import DeliveryLedger
-from bot.reminders.pacing import SendPacer
+from bot.reminders.delivery.claims import Claim, Posted
+from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.delivery.ledger import DeliveryLedger
+from bot.reminders.delivery.pacing import SendPacer
 from bot.reminders.service import ReminderService
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.runtime.clock import ManualClock
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.runtime.shards import ShardPlan
 from bot.settings import Settings
-from bot.shards import ShardPlan
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.fakes import FailureInbox, FakeSender

@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from bot.clock import ManualClock
 from bot.reminders.buttons import ReminderButtons
+from bot.reminders.display import ReminderView
 from bot.reminders.repeat import RepeatRule
 from bot.reminders.service import ReminderService
-from bot.reminders.views import ReminderView
+from bot.runtime.clock import ManualClock
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, BOB, CHANNEL, GUILD, TOKYO

@@ -8,9 +8,9 @@ from typing import Any
 
 from sqlalchemy import func, insert, select
 
-from bot.clock import ManualClock
-from bot.reminders.ledger import DeliveryLedger
-from bot.shards import ShardPlan
+from bot.reminders.delivery.ledger import DeliveryLedger
+from bot.runtime.clock import ManualClock
+from bot.runtime.shards import ShardPlan
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, START

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.reminders.batching import GroupCommit
+from bot.reminders.delivery.batching import GroupCommit
 
 
 class Recorder:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 
 import pytest
 
-from bot.reminders.pacing import SendPacer
+from bot.reminders.delivery.pacing import SendPacer
 
 
 class FakeTime:

@@ -7,15 +7,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.reminders.delivery.sender import ReminderDelivery, delivery_nonce
+from bot.reminders.display import ReminderView, describe
 from bot.reminders.instructions import reminder_instructions
-from bot.reminders.sending import ReminderDelivery, delivery_nonce
 from bot.reminders.times import (
     UnreadableTime,
     duration_text,
     local_text,
     parse_local_time,
 )
-from bot.reminders.views import ReminderView, describe
 from tests.reminders.support import START, TOKYO
 
 

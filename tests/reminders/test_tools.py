@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.agent.tools import Tool, ToolContext, ToolOutcome, execute, parse_arguments
-from bot.reminders.due_times import DueTimes
+from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.repeat import following, load_rule
 from bot.reminders.times import local_iso
 from bot.reminders.tools import REMINDER_TOOLS

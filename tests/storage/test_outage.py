@@ -14,9 +14,8 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.storage import Database, create_database
 from bot.storage import engine as storage_engine
-from bot.storage.engine import write_sessions
 from bot.storage.leases import BotLeaseRow
-from bot.storage.outage import RETRY_MAX_SECONDS, DatabaseHealth, health_of, is_unreachable
+from bot.storage.outage import RETRY_MAX_SECONDS, DatabaseHealth, is_unreachable
 
 
 def _closed_port() -> int:
@@ -114,8 +113,3 @@ def test_other_errors_are_left_to_the_caller_and_retries_back_off_up_to_a_cap() 
     assert delays[-1] == RETRY_MAX_SECONDS
     health.recovered()
     assert health.retry_delay() == 0.5
-
-
-async def test_every_user_of_one_database_shares_its_health(database: Database) -> None:
-    assert health_of(database.sessions) is health_of(database.engine)
-    assert health_of(write_sessions(database.sessions)) is health_of(database.engine)

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.weather.service import WeatherService
 from tests.fakes.open_meteo import FakeOpenMeteo

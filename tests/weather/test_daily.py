@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from bot.clock import ManualClock
-from bot.sending import PermanentSendError, RetryableSendError
+from bot.runtime.clock import ManualClock
+from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.weather.daily import (
     DAILY_WEATHER_JOB_ID,

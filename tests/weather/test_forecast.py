@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.weather.advice import LaundryLevel
 from bot.weather.errors import InvalidDayError, WeatherUnavailableError

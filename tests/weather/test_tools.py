@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.agent.tools import ToolContext, execute, parse_arguments
-from bot.clock import ManualClock
+from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import create_database
 from bot.weather.prompt import weather_instructions

@@ -1,0 +1,1 @@
+"""Approvals as data: pending tool calls are rows, decisions are conditional updates."""

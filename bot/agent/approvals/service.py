@@ -1,0 +1,284 @@
+"""Approvals as data: pending tool calls are rows; a decision is a conditional update.
+
+Nothing waits in memory: whoever changes a row (a click, the expiry sweep) continues the
+conversation by resuming it from the stored history, in whichever process that happens.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.approvals.types import (
+    Decision,
+    DecisionOutcome,
+    NewApproval,
+    Status,
+    already_text,
+    decode_arguments,
+)
+from bot.runtime.clock import Clock
+from bot.storage.agent import ApprovalRequest, ToolGrant
+
+__all__ = [
+    "ApprovalService",
+    "Decision",
+    "DecisionOutcome",
+    "NewApproval",
+    "Status",
+    "decode_arguments",
+]
+
+log = logging.getLogger(__name__)
+
+
+class ApprovalService:
+    """Creates, decides and expires approval requests; manages always-allow grants."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        timeout_seconds: float,
+        auto_approve: frozenset[str] = frozenset(),
+    ) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self.timeout = timedelta(seconds=timeout_seconds)
+        self.auto_approve = auto_approve
+
+    async def create(self, new: NewApproval) -> ApprovalRequest:
+        """Store a pending request; the row exists before anyone is shown a card."""
+        now = self._clock.now()
+        row = ApprovalRequest(
+            tool_call_id=new.tool_call_id,
+            tool_name=new.tool_name,
+            arguments=json.dumps(new.arguments, ensure_ascii=False),
+            requester_id=new.requester_id,
+            requester_name=new.requester_name[:100],
+            guild_id=new.guild_id,
+            channel_id=new.channel_id,
+            origin_message_id=new.origin_message_id,
+            conversation_key=new.conversation_key,
+            handler=new.handler,
+            status=Status.PENDING,
+            created_at=now,
+            expires_at=now + self.timeout,
+        )
+        async with self._sessions() as session, session.begin():
+            session.add(row)
+        return row
+
+    async def get(self, approval_id: int) -> ApprovalRequest | None:
+        """The request with this id."""
+        async with self._sessions() as session:
+            return await session.get(ApprovalRequest, approval_id)
+
+    async def find_by_call(self, conversation_key: str, call_id: str) -> ApprovalRequest | None:
+        """The newest request for a tool call of a conversation."""
+        async with self._sessions() as session:
+            return await session.scalar(
+                select(ApprovalRequest)
+                .where(
+                    ApprovalRequest.conversation_key == conversation_key,
+                    ApprovalRequest.tool_call_id == call_id,
+                )
+                .order_by(ApprovalRequest.id.desc())
+                .limit(1)
+            )
+
+    async def attach_card(self, approval_id: int, message_id: int) -> None:
+        """Remember which Discord message shows this request (to edit it later)."""
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == approval_id)
+                .values(card_message_id=message_id)
+            )
+
+    async def decide(
+        self,
+        approval_id: int,
+        user_id: int,
+        decision: Decision,
+        reason: str | None = None,
+        *,
+        is_approver: bool = False,
+    ) -> DecisionOutcome:
+        """Apply a person's decision once; refuse anyone but the requester or an approver."""
+        request = await self.get(approval_id)
+        if request is None:
+            return DecisionOutcome(False, None, "This request no longer exists.", None)
+        if user_id != request.requester_id and not is_approver:
+            return DecisionOutcome(
+                False,
+                Status(request.status),
+                f"Only {request.requester_name} (who asked) or an approver can decide this.",
+                request,
+            )
+        if request.status != Status.PENDING:
+            return DecisionOutcome(
+                False, Status(request.status), already_text(Status(request.status)), request
+            )
+        now = self._clock.now()
+        if request.expires_at <= now:
+            expired = await self._set_status(approval_id, Status.EXPIRED, None, None, now)
+            refreshed = await self.get(approval_id)
+            return DecisionOutcome(
+                False,
+                Status.EXPIRED,
+                "This request expired; nothing was run.",
+                refreshed,
+                changed=expired,
+            )
+        status = Status.REJECTED if decision == Decision.REJECT else Status.APPROVED
+        changed = await self._set_status(
+            approval_id, status, (reason or "").strip()[:500] or None, user_id, now
+        )
+        refreshed = await self.get(approval_id)
+        if not changed:
+            current = Status(refreshed.status) if refreshed else None
+            text = already_text(current) if current else "This request no longer exists."
+            return DecisionOutcome(False, current, text, refreshed)
+        if decision == Decision.ALWAYS:
+            await self.grant(request.requester_id, request.tool_name)
+        text = {
+            Decision.APPROVE: "Approved.",
+            Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
+            Decision.REJECT: "Rejected.",
+        }[decision]
+        return DecisionOutcome(True, status, text, refreshed, changed=True)
+
+    async def claim(self, approval_id: int) -> bool:
+        """Take an approved request for execution; only one caller ever gets True."""
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == approval_id, ApprovalRequest.status == Status.APPROVED)
+                .values(status=Status.EXECUTED)
+            )
+        return bool(getattr(result, "rowcount", 0))
+
+    async def approved_unclaimed(
+        self, decided_after: datetime, decided_before: datetime
+    ) -> list[ApprovalRequest]:
+        """Approved requests no run has claimed, decided in that window, oldest first."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(ApprovalRequest)
+                .where(
+                    ApprovalRequest.status == Status.APPROVED,
+                    ApprovalRequest.decided_at > decided_after,
+                    ApprovalRequest.decided_at <= decided_before,
+                )
+                .order_by(ApprovalRequest.id)
+            )
+            return list(rows.all())
+
+    async def expire(self, approval_id: int) -> Status:
+        """Mark a pending request expired; return its final status either way."""
+        await self._set_status(approval_id, Status.EXPIRED, None, None, self._clock.now())
+        request = await self.get(approval_id)
+        return Status(request.status) if request else Status.EXPIRED
+
+    async def invalidate(self, approval_id: int) -> bool:
+        """Cancel a pending request (stop, or the conversation moved on)."""
+        return await self._set_status(
+            approval_id, Status.INVALIDATED, None, None, self._clock.now()
+        )
+
+    async def pending_in(self, conversation_key: str) -> list[ApprovalRequest]:
+        """Pending requests of a conversation, oldest first."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(ApprovalRequest)
+                .where(
+                    ApprovalRequest.conversation_key == conversation_key,
+                    ApprovalRequest.status == Status.PENDING,
+                )
+                .order_by(ApprovalRequest.id)
+            )
+            return list(rows.all())
+
+    async def expire_overdue(self) -> list[ApprovalRequest]:
+        """Expire every pending request past its time; return those this call expired."""
+        now = self._clock.now()
+        async with self._sessions() as session:
+            rows = list(
+                (
+                    await session.scalars(
+                        select(ApprovalRequest).where(
+                            ApprovalRequest.status == Status.PENDING,
+                            ApprovalRequest.expires_at <= now,
+                        )
+                    )
+                ).all()
+            )
+        expired = []
+        for row in rows:
+            if await self._set_status(row.id, Status.EXPIRED, None, None, now):
+                row.status = Status.EXPIRED
+                expired.append(row)
+        return expired
+
+    async def needs_asking(self, user_id: int, tool_name: str) -> tuple[bool, str]:
+        """Whether to ask a person; the second item says why not ("policy" or "grant")."""
+        if tool_name in self.auto_approve:
+            return False, "policy"
+        async with self._sessions() as session:
+            grant = await session.scalar(
+                select(ToolGrant.id).where(
+                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                )
+            )
+        return (False, "grant") if grant is not None else (True, "")
+
+    async def grant(self, user_id: int, tool_name: str) -> None:
+        """Always allow tool_name for user_id (idempotent)."""
+        try:
+            async with self._sessions() as session, session.begin():
+                session.add(
+                    ToolGrant(user_id=user_id, tool_name=tool_name, created_at=self._clock.now())
+                )
+        except IntegrityError:
+            pass
+
+    async def grants(self, user_id: int) -> list[ToolGrant]:
+        """The user's always-allow grants, by tool name."""
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(ToolGrant).where(ToolGrant.user_id == user_id).order_by(ToolGrant.tool_name)
+            )
+            return list(rows.all())
+
+    async def revoke(self, user_id: int, tool_name: str) -> bool:
+        """Withdraw a grant; True when one existed."""
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                delete(ToolGrant).where(
+                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                )
+            )
+        return bool(getattr(result, "rowcount", 0))
+
+    async def _set_status(
+        self,
+        approval_id: int,
+        status: Status,
+        reason: str | None,
+        user_id: int | None,
+        now: datetime,
+    ) -> bool:
+        # Conditional on pending: two clicks (or two processes) change the row only once.
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == approval_id, ApprovalRequest.status == Status.PENDING)
+                .values(status=status, reason=reason, decided_by=user_id, decided_at=now)
+            )
+        return bool(getattr(result, "rowcount", 0))

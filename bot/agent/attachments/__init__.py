@@ -1,0 +1,1 @@
+"""What members share with a mention: text files decoded, pictures fitted for vision models."""

@@ -1,0 +1,1 @@
+"""The conversation: typed messages, their stored history, summaries, memory and retention."""

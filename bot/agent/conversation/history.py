@@ -1,0 +1,200 @@
+"""Conversation history persisted per conversation, bounded, with background summaries."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.conversation import messages as m
+from bot.runtime.clock import Clock
+from bot.storage.agent import ConversationMessage
+
+log = logging.getLogger(__name__)
+
+SUMMARY_INSTRUCTIONS = (
+    "Summarise the conversation below for your own later reference, in the language it was "
+    "held in. Keep names, decisions, dates and times, reminders created or cancelled, and open "
+    "questions; drop greetings and small talk. At most 12 short lines."
+)
+
+Summarize = Callable[[list[dict[str, object]], str], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """A message with its row id."""
+
+    id: int
+    message: m.Message
+
+
+def conversation_key(channel_id: int, user_id: int) -> str:
+    """One conversation per member per channel (a thread or DM is a channel too)."""
+    return f"c{channel_id}:u{user_id}"
+
+
+class ConversationStore:
+    """Appends typed messages and reads the bounded context window of a conversation."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        max_messages: int = 30,
+    ) -> None:
+        self._sessions = sessions
+        self._clock = clock
+        self.max_messages = max_messages
+        self._summarising: dict[str, asyncio.Task[None]] = {}
+
+    async def append(self, key: str, *items: m.Message) -> list[int]:
+        """Persist messages in order; return their ids."""
+        rows = [
+            ConversationMessage(
+                conversation_key=key,
+                kind=item.kind,
+                payload=m.dump(item),
+                exclude_from_context=item.exclude_from_context,
+                created_at=self._clock.now(),
+            )
+            for item in items
+        ]
+        async with self._sessions() as session, session.begin():
+            session.add_all(rows)
+            await session.flush()
+            return [row.id for row in rows]
+
+    async def all(self, key: str) -> list[StoredMessage]:
+        """Every stored message of the conversation, oldest first (for tests and export)."""
+        async with self._sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(ConversationMessage)
+                    .where(ConversationMessage.conversation_key == key)
+                    .order_by(ConversationMessage.id)
+                )
+            ).all()
+        return [StoredMessage(row.id, m.load(row.payload)) for row in rows]
+
+    async def context(self, key: str) -> list[m.Message]:
+        """The latest summary plus the newest in-context messages, at most max_messages."""
+        async with self._sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(ConversationMessage)
+                    .where(
+                        ConversationMessage.conversation_key == key,
+                        ConversationMessage.exclude_from_context.is_(False),
+                    )
+                    .order_by(ConversationMessage.id.desc())
+                    .limit(self.max_messages)
+                )
+            ).all()
+        loaded = [m.load(row.payload) for row in reversed(rows)]
+        summaries = [x for x in loaded if isinstance(x, m.SummaryMessage)]
+        rest = [x for x in loaded if not isinstance(x, m.SummaryMessage)]
+        return ([summaries[-1]] if summaries else []) + _start_at_turn(rest)
+
+    async def tail(self, key: str) -> list[StoredMessage]:
+        """Messages after the last user message (the turn being worked on), oldest first."""
+        async with self._sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(ConversationMessage)
+                    .where(ConversationMessage.conversation_key == key)
+                    .order_by(ConversationMessage.id.desc())
+                    .limit(self.max_messages * 2)
+                )
+            ).all()
+        tail: list[StoredMessage] = []
+        for row in rows:
+            if row.kind == "user":
+                break
+            tail.append(StoredMessage(row.id, m.load(row.payload)))
+        return list(reversed(tail))
+
+    def summarise_in_background(self, key: str, summarize: Summarize) -> None:
+        """Fold old turns into a summary without delaying the reply; one task per conversation."""
+        running = self._summarising.get(key)
+        if running is not None and not running.done():
+            return
+        task = asyncio.create_task(self._summarise(key, summarize), name=f"summarise {key}")
+        self._summarising[key] = task
+        # A finished summary leaves the map: one entry per conversation ever would only grow.
+        task.add_done_callback(lambda done: self._forget_summary(key, done))
+
+    def _forget_summary(self, key: str, task: asyncio.Task[None]) -> None:
+        if self._summarising.get(key) is task:
+            del self._summarising[key]
+
+    async def wait_for_summaries(self) -> None:
+        """Wait for background summaries (used at shutdown and by tests)."""
+        tasks = [t for t in self._summarising.values() if not t.done()]
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _summarise(self, key: str, summarize: Summarize) -> None:
+        try:
+            await self._summarise_now(key, summarize)
+        except Exception:
+            log.exception("Could not summarise conversation %s; older turns stay as they are", key)
+
+    async def _summarise_now(self, key: str, summarize: Summarize) -> None:
+        async with self._sessions() as session:
+            rows = (
+                await session.scalars(
+                    select(ConversationMessage)
+                    .where(
+                        ConversationMessage.conversation_key == key,
+                        ConversationMessage.exclude_from_context.is_(False),
+                    )
+                    .order_by(ConversationMessage.id)
+                )
+            ).all()
+        if len(rows) <= self.max_messages:
+            return
+        keep = self.max_messages // 2
+        # Cut at a user message so a tool call is never separated from its result.
+        cut = len(rows) - keep
+        while cut < len(rows) and rows[cut].kind != "user":
+            cut += 1
+        if cut >= len(rows):
+            return
+        old = [m.load(row.payload) for row in rows[:cut]]
+        summary_text = await summarize(m.to_llm(old), SUMMARY_INSTRUCTIONS)
+        last_id = rows[cut - 1].id
+        async with self._sessions() as session, session.begin():
+            folded = await session.execute(
+                update(ConversationMessage)
+                .where(
+                    ConversationMessage.conversation_key == key,
+                    ConversationMessage.id <= last_id,
+                )
+                .values(exclude_from_context=True)
+            )
+            if not getattr(folded, "rowcount", 1):
+                return  # the member had Otomo forget these turns meanwhile: keep no summary
+            session.add(
+                ConversationMessage(
+                    conversation_key=key,
+                    kind="summary",
+                    payload=m.dump(
+                        m.SummaryMessage(text=summary_text.strip(), covers_until=last_id)
+                    ),
+                    exclude_from_context=False,
+                    created_at=self._clock.now(),
+                )
+            )
+
+
+def _start_at_turn(items: Sequence[m.Message]) -> list[m.Message]:
+    """Drop leading messages until the first user message, so the window starts cleanly."""
+    for index, item in enumerate(items):
+        if isinstance(item, m.UserMessage):
+            return list(items[index:])
+    return list(items)

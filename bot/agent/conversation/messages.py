@@ -1,0 +1,200 @@
+"""Typed conversation messages, richer than what the model sees, flattened by one to_llm()."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, assert_never
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from bot.agent.conversation.parts import FilePart, QuotePart, user_content
+
+RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated"]
+
+# What the model reads for each way a tool call can end without a result.
+REJECTION_TEXT: dict[RejectionReason, str] = {
+    "rejected": "The user rejected this tool call. Do not retry it unless the user asks again.",
+    "timed_out": "Nobody approved this tool call in time, so it did not run.",
+    "interrupted": "The tool call was interrupted by the user before it finished.",
+    "invalidated": "This tool call was cancelled because the conversation moved on.",
+}
+
+
+class _Message(BaseModel):
+    exclude_from_context: bool = False
+
+
+class UserMessage(_Message):
+    """A person's message to the bot."""
+
+    kind: Literal["user"] = "user"
+    text: str
+    author_id: int | None = None
+    author_name: str | None = None
+    files: list[FilePart] = Field(default_factory=list)
+    quotes: list[QuotePart] = Field(default_factory=list)
+
+
+class ToolCall(BaseModel):
+    """A call the model asked for; arguments stay the raw JSON text the model sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class AssistantMessage(_Message):
+    """The model's text and the tool calls it made in one round."""
+
+    kind: Literal["assistant"] = "assistant"
+    text: str = ""
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+
+
+class ToolResultMessage(_Message):
+    """The result of a tool call that ran (or failed validation)."""
+
+    kind: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+class ToolRejectedMessage(_Message):
+    """A tool call that did not run to completion, and why."""
+
+    kind: Literal["tool_rejected"] = "tool_rejected"
+    call_id: str
+    name: str
+    reason: RejectionReason
+    detail: str | None = None
+    partial: Any = None
+
+
+class SummaryMessage(_Message):
+    """A summary standing in for older turns that left the context window."""
+
+    kind: Literal["summary"] = "summary"
+    text: str
+    covers_until: int = 0
+
+
+class NoticeMessage(_Message):
+    """Something the bot told the user about the run itself (max steps, stopped...)."""
+
+    kind: Literal["notice"] = "notice"
+    text: str
+
+
+Message = Annotated[
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | ToolRejectedMessage
+    | SummaryMessage
+    | NoticeMessage,
+    Field(discriminator="kind"),
+]
+
+MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+def dump(message: Message) -> str:
+    """JSON text for storage."""
+    return message.model_dump_json()
+
+
+def load(payload: str) -> Message:
+    """The typed message stored as payload."""
+    return MESSAGE_ADAPTER.validate_json(payload)
+
+
+def rejection_content(message: ToolRejectedMessage) -> str:
+    """What the model reads for a rejected call: partial output, then the reason."""
+    parts: list[str] = []
+    if message.partial is not None:
+        parts.append(
+            "Partial result: " + json.dumps(message.partial, ensure_ascii=False, default=str)
+        )
+    parts.append(REJECTION_TEXT[message.reason])
+    if message.detail:
+        parts.append(f"Reason given: {message.detail}")
+    return "\n".join(parts)
+
+
+def _convert(message: Message, images: Mapping[str, str]) -> dict[str, Any] | None:
+    match message:
+        case UserMessage():
+            text = message.text
+            if message.author_name:
+                text = f"{message.author_name}: {text or '(no text, only what is attached)'}"
+            content = user_content(text, message.files, message.quotes, images)
+            return {"role": "user", "content": content}
+        case AssistantMessage():
+            converted: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+            if message.tool_calls:
+                converted["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
+                    for call in message.tool_calls
+                ]
+            elif not message.text:
+                return None
+            return converted
+        case ToolResultMessage():
+            return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+        case ToolRejectedMessage():
+            return {
+                "role": "tool",
+                "tool_call_id": message.call_id,
+                "content": rejection_content(message),
+            }
+        case SummaryMessage():
+            return {
+                "role": "user",
+                "content": f"<summary>\n{message.text}\n</summary>",
+            }
+        case NoticeMessage():
+            return {"role": "user", "content": f"(notice from the bot: {message.text})"}
+        case _:
+            assert_never(message)
+
+
+def to_llm(
+    messages: list[Message], images: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """Flatten typed messages into the chat format, keeping tool calls and results paired;
+    images (key -> data URL) are the current run's, so only its own turn shows them."""
+    converted: list[dict[str, Any]] = []
+    pending: dict[str, str] = {}
+    for message in messages:
+        if message.exclude_from_context:
+            continue
+        item = _convert(message, images or {})
+        if item is None:
+            continue
+        if item["role"] == "tool":
+            if item["tool_call_id"] not in pending:
+                # Its assistant turn fell out of the window; a lone tool message is invalid.
+                continue
+            pending.pop(item["tool_call_id"])
+        else:
+            converted += _never_finished(pending)
+            pending.clear()
+        converted.append(item)
+        for call in item.get("tool_calls", []):
+            pending[call["id"]] = call["function"]["name"]
+    return converted + _never_finished(pending)
+
+
+def _never_finished(pending: dict[str, str]) -> list[dict[str, Any]]:
+    """Providers reject a tool call without a result: results that say it never finished."""
+    return [
+        {"role": "tool", "tool_call_id": call_id, "content": REJECTION_TEXT["invalidated"]}
+        for call_id in pending
+    ]

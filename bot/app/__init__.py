@@ -1,0 +1,1 @@
+"""The composition root: builds everything, wires the upward callbacks, and the command line."""

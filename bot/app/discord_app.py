@@ -1,0 +1,195 @@
+"""Composition root: builds engine, services, agent, scheduler and the Discord client, and
+wires the few upward callbacks (post to Discord, ask for approval) between them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from functools import partial
+from typing import Any
+
+from bot.agent.conversation.memory import ConversationMemory
+from bot.agent.llm.usage import usage_by_day
+from bot.app.core import Core, build_core
+from bot.app.features import register_discord_parts
+from bot.app.jobs import schedule_jobs
+from bot.discord_ui.builder import DiscordBuilder
+from bot.discord_ui.client import OtomoBot, point_discord_py_at
+from bot.discord_ui.commands.core import CoreCommands
+from bot.discord_ui.commands.memory import MemoryCommands
+from bot.discord_ui.commands.model import ModelCommands
+from bot.discord_ui.posting import ChannelPoster
+from bot.discord_ui.reminders.sender import DiscordReminderSender
+from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.delivery.scope import DISCORD_REMINDERS
+from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.signals import stop_on_signals
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class StartupFailed(RuntimeError):
+    """Start-up work the bot cannot serve without (the model client) failed after connecting."""
+
+
+class App:
+    """The core plus the Discord client and the jobs that post through it, built in order."""
+
+    def __init__(self, core: Core, parts: DiscordBuilder, **client_options: Any) -> None:
+        self.core = core
+        self.started = asyncio.Event()
+        # Set when ready could not be reached; run_bot raises it once the client has closed.
+        self.startup_failure: StartupFailed | None = None
+        settings = core.settings
+        self.bot = OtomoBot(
+            settings=settings,
+            agent=core.agent,
+            approvals=core.approvals,
+            preferences=core.preferences,
+            database_health=core.database.health,
+            cogs=parts.commands,
+            on_ready_hooks=[self.on_ready_once],
+            on_connect_hooks=[self.on_connect_once],
+            message_hooks=parts.message_hooks,
+            reminder_actions=parts.reminder_actions,
+            **client_options,
+        )
+        sender = DiscordReminderSender(self.bot)
+        shards = settings.shard_plan
+        self.reminders = DeliveryEngine(
+            core.database.sessions,
+            core.clock,
+            core.scheduler,
+            sender,
+            sender.notify_owner,
+            shards=shards,
+            identity=shards.identity(),
+            # Leases compare instants across processes: on the real clock, use the database's.
+            database_time=isinstance(core.clock, SystemClock),
+            scope=DISCORD_REMINDERS,
+            health=core.database.health,
+        )
+        core.deps.due_times.listen(self.reminders.notify_changed)
+        schedule_jobs(
+            core.scheduler,
+            settings,
+            core.database,
+            retention=core.retention,
+            sweep_approvals=self.bot.approval_clicks.sweep,
+            posts=parts.posts,
+            poster=ChannelPoster(self.bot),
+            holder=self.reminders.worker_id,
+        )
+
+    async def on_connect_once(self) -> None:
+        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
+        run the approved calls a stopped process left behind."""
+        await self.reminders.start()
+        try:
+            await self.bot.approval_clicks.resume_left_behind()
+        except Exception as exc:
+            # The approval sweep resumes them once the database is back.
+            if not self.core.database.health.noticed(exc):
+                raise
+
+    async def on_ready_once(self) -> None:
+        """First connection: expire stale approval cards, start the rest.
+
+        Ready means able to answer at full speed: litellm, whose import overlapped the
+        connection, must be loaded by then.
+        """
+        try:
+            await self.core.warmed()
+        except Exception as exc:
+            # Without its model client the bot could answer no one: stop, and say why.
+            self.startup_failure = StartupFailed(
+                f"the model client (litellm) could not be loaded: {type(exc).__name__}: {exc}"
+            )
+            self.startup_failure.__cause__ = exc
+            await self.bot.close()
+            return
+        try:
+            await self.core.extools.start()
+            await self._enforce_retention()
+            try:
+                await self.bot.approval_clicks.expire_overdue_cards()
+            except Exception as exc:
+                # The sweep every few seconds expires them once the database is back.
+                if not self.core.database.health.noticed(exc):
+                    raise
+        finally:
+            self.started.set()
+            if self.core.loop_watch is not None:
+                self.core.loop_watch.arm()
+            log.info("Otomo is ready")
+
+    async def _enforce_retention(self) -> None:
+        # A pass missed while the bot was down runs now; a failure must not keep it offline.
+        try:
+            await self.core.retention.enforce()
+        except Exception as exc:
+            if self.core.database.health.noticed(exc):
+                log.info("The retention pass at start waits for the database: it runs at 04:30")
+                return
+            log.exception("The retention pass at start failed; it runs again at 04:30")
+
+    async def close(self) -> None:
+        """Stop deliveries, then the core."""
+        await self.reminders.stop()
+        await self.core.close()
+
+
+def discord_parts(core: Core) -> DiscordBuilder:
+    """The bot's own slash commands, then every feature's Discord part."""
+    settings = core.settings
+    parts = DiscordBuilder(settings, core.clock, core.preferences)
+    parts.add_commands(
+        lambda client: CoreCommands(
+            client,
+            core.approvals,
+            settings.tavily_api_key is not None,
+            core.extools,
+            models=core.models,
+            sees_images=core.llm.supports_vision,
+        )
+    )
+    parts.add_commands(lambda client: ModelCommands(core.models, core.llm.supports_vision))
+    parts.add_commands(
+        lambda client: MemoryCommands(
+            client,
+            ConversationMemory(core.database.sessions, core.approvals),
+            partial(usage_by_day, core.database.sessions),
+            core.preferences,
+            core.clock.now,
+            settings.history_retention_days,
+        )
+    )
+    register_discord_parts(parts, core.deps)
+    return parts
+
+
+async def build_app(settings: Settings, clock: Clock | None = None, **client_options: Any) -> App:
+    """Build the core and the Discord client, and schedule every job (not started yet)."""
+    point_discord_py_at(settings.discord_api_base, settings.discord_gateway_url)
+    # The gateway connection and guild stream overlap litellm's import (seconds of CPU).
+    core = await build_core(settings, clock, warm_in_background=True)
+    return App(core, discord_parts(core), **client_options)
+
+
+async def run_bot(settings: Settings, *, install_signal_handlers: bool = True) -> None:
+    """Start everything and serve Discord until the process is told to stop."""
+    token = settings.require_discord_token()
+    app = await build_app(settings)
+    app.core.features.start()
+    app.core.scheduler.start()
+    stop = stop_on_signals(app.bot.close) if install_signal_handlers else (lambda: None)
+    try:
+        async with app.bot:
+            await app.bot.start(token)
+        if app.startup_failure is not None:
+            raise app.startup_failure
+    finally:
+        stop()
+        await app.close()
+        log.info("Otomo stopped")

@@ -1,0 +1,48 @@
+"""The composition root's list of features: what each adds to the agent and to Discord."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.app import discord_parts
+from bot.app.services import Deps
+from bot.chat import feature as chat
+from bot.discord_ui.builder import DiscordBuilder
+from bot.handlers.builder import AppBuilder
+from bot.knowledge import feature as knowledge
+from bot.notes import feature as notes
+from bot.reminders import feature as reminders
+from bot.weather import feature as weather
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature: its tools, prompt sections, start and stop (`register`, no Discord), and its
+    slash commands, buttons and scheduled posts (`discord`, in the Discord layer)."""
+
+    name: str
+    register: Callable[[AppBuilder, Deps], None]
+    discord: Callable[[DiscordBuilder, Deps], None] | None = None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature("reminders", reminders.register, discord_parts.reminders),
+    Feature("weather", weather.register, discord_parts.weather),
+    Feature("chat", chat.register, discord_parts.chat),
+    Feature("knowledge", knowledge.register, discord_parts.knowledge),
+    Feature("notes", notes.register, discord_parts.notes),
+)
+
+
+def register_features(app: AppBuilder, deps: Deps) -> None:
+    """Let every feature add its tools, prompt sections, start and stop."""
+    for feature in FEATURES:
+        feature.register(app, deps)
+
+
+def register_discord_parts(app: DiscordBuilder, deps: Deps) -> None:
+    """Let every feature add its slash commands, buttons and scheduled posts."""
+    for feature in FEATURES:
+        if feature.discord is not None:
+            feature.discord(app, deps)

@@ -1,0 +1,61 @@
+"""The one dependencies object: every feature's services, built in dependency order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.agent.llm.client import LLMClient
+from bot.chat import Tips, WordPool
+from bot.knowledge import KnowledgeEditor, KnowledgeIndex
+from bot.notes import Notebook
+from bot.reminders.buttons import ReminderButtons
+from bot.reminders.delivery.due_times import DueTimes
+from bot.reminders.service import ReminderService
+from bot.runtime.clock import Clock
+from bot.settings import Settings
+from bot.storage import Database
+from bot.weather import WeatherService
+
+
+@dataclass(frozen=True)
+class Deps:
+    """The long-lived services: passed to every tool call as `ctx.deps`, and to each feature's
+    registration (each feature names the part it needs in a Protocol of its own)."""
+
+    reminders: ReminderService
+    # Where the reminder service announces new due times; each delivery engine listens.
+    due_times: DueTimes
+    reminder_buttons: ReminderButtons
+    weather: WeatherService
+    word_pool: WordPool
+    tips: Tips
+    knowledge: KnowledgeIndex
+    kb_editor: KnowledgeEditor
+    notebook: Notebook
+
+
+def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMClient) -> Deps:
+    """Create every feature's services, in dependency order."""
+    sessions = database.sessions
+    due_times = DueTimes()
+    reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
+    word_pool = WordPool(sessions, clock, settings, health=database.health)
+
+    async def complete(system: str, user: str) -> str:
+        return await llm.complete(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            purpose="tips",
+        )
+
+    index = KnowledgeIndex.from_settings(settings, sessions, clock)
+    return Deps(
+        reminders=reminder_service,
+        due_times=due_times,
+        reminder_buttons=ReminderButtons(reminder_service, clock),
+        weather=WeatherService(settings, clock),
+        word_pool=word_pool,
+        tips=Tips(sessions, clock, settings, complete, word_pool),
+        knowledge=index,
+        kb_editor=KnowledgeEditor.from_settings(index, settings, sessions, clock),
+        notebook=Notebook(sessions, clock),
+    )

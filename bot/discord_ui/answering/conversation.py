@@ -1,0 +1,143 @@
+"""Answering: each message the gate lets through becomes one agent run, rendered in its channel."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import discord
+
+from bot.agent.approvals.service import ApprovalService
+from bot.agent.conversation.history import conversation_key
+from bot.agent.loop import Agent, RunRequest
+from bot.discord_ui.answering.gate import Gate, is_approver
+from bot.discord_ui.answering.intake import read_shared
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
+from bot.discord_ui.answering.renderer import RunRenderer
+from bot.discord_ui.answering.typing import typing_during
+from bot.discord_ui.cards.owner import CardOwner
+from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR
+from bot.handlers.router import route
+from bot.members.preferences import UserPreferences
+from bot.runtime.send_failures import SendError
+from bot.runtime.worker import in_worker
+from bot.settings import Settings
+from bot.storage.outage import DatabaseHealth
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Staff:
+    """What answering needs, shared with the approval clicks (they resume runs too)."""
+
+    settings: Settings
+    agent: Agent
+    approvals: ApprovalService
+    preferences: UserPreferences
+    cards: CardOwner
+    runs: LiveRuns
+    tasks: BackgroundTasks
+    health: DatabaseHealth
+
+    def renderer(
+        self,
+        channel: discord.abc.Messageable,
+        *,
+        requester_id: int,
+        run: LiveRun | None,
+        key: str,
+        reply_to: discord.Message | None = None,
+    ) -> RunRenderer:
+        """A renderer for one run, its cards handed to the card owner."""
+        return RunRenderer(
+            channel,
+            requester_id=requester_id,
+            run_id=run.run_id if run else None,
+            cards=self.cards,
+            conversation_key=key,
+            reply_to=reply_to,
+            attach_card=self.approvals.attach_card,
+        )
+
+
+class Conversations:
+    """Runs the agent for each message that is for us, within the fairness limits."""
+
+    def __init__(self, staff: Staff, client: discord.Client) -> None:
+        self.staff = staff
+        self._client = client
+        self.gate = Gate(staff.settings, staff.runs.busy)
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Answer a message if it is for us; refuse with a sentence when a limit is hit."""
+        verdict = self.gate.check(message, self._client.user)
+        if verdict.refusal is not None:
+            await reply_plain(message, verdict.refusal)
+            return
+        if not verdict.answer:
+            return
+        run = self.staff.runs.start(message.author.id, message.channel.id)
+        self.staff.tasks.spawn(
+            typing_during(message.channel, self._answer(message, verdict.text, run)),
+            f"answer {run.run_id}",
+        )
+
+    async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
+        staff = self.staff
+        try:
+            timezone = await staff.preferences.timezone(message.author.id)
+            chosen = await in_worker(route, text)
+            log.info(
+                "Answering %s in channel %s with the %s handler (%s)",
+                message.author.id,
+                message.channel.id,
+                chosen.handler,
+                chosen.rule,
+            )
+            request = RunRequest(
+                user_id=message.author.id,
+                user_name=message.author.display_name,
+                channel_id=message.channel.id,
+                guild_id=message.guild.id if message.guild else None,
+                conversation_key=conversation_key(message.channel.id, message.author.id),
+                handler=chosen.handler,
+                timezone=timezone,
+                origin_message_id=message.id,
+                is_admin=is_approver(message.author, staff.settings),
+            )
+            renderer = staff.renderer(
+                message.channel,
+                requester_id=message.author.id,
+                run=run,
+                key=request.conversation_key,
+                reply_to=message,
+            )
+            shared = await read_shared(message, self._client)
+            await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
+        except SendError:
+            # Logged by the renderer; the channel does not take our messages now.
+            run.stop.set()
+        except Exception as exc:
+            if staff.health.noticed(exc):
+                # Said once per outage by the database's health; the member gets a sentence.
+                await reply_plain(message, DATABASE_UNREACHABLE)
+                return
+            log.exception(
+                "Answering message %s in channel %s failed", message.id, message.channel.id
+            )
+            await reply_plain(message, INTERNAL_ERROR)
+        finally:
+            staff.runs.end(run)
+
+
+async def reply_plain(message: discord.Message, text: str) -> None:
+    """A short reply that pings nobody; failures are logged, not raised."""
+    try:
+        await message.reply(
+            text, mention_author=False, allowed_mentions=discord.AllowedMentions.none()
+        )
+    except discord.HTTPException as exc:
+        log.warning(
+            "Could not reply in channel %s: %s %s", message.channel.id, exc.status, exc.text
+        )

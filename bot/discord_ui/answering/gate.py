@@ -1,0 +1,143 @@
+"""The gate: which messages Otomo answers, the text it reads from them, and the fairness limits."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import discord
+
+from bot.discord_ui.answering.intake import shares_anything
+from bot.settings import Settings
+
+# The rate limiter forgets quiet members once it tracks more than this many.
+SWEEP_AT_LEAST = 256
+
+
+class RateLimiter:
+    """At most `limit` events per user in a sliding `window` of seconds."""
+
+    def __init__(
+        self, limit: int, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self._clock = clock
+        self._hits: dict[int, deque[float]] = {}
+        self._sweep_at = SWEEP_AT_LEAST
+
+    def retry_after(self, user_id: int) -> float:
+        """0 when the user may go now (and the hit is counted), else seconds to wait."""
+        now = self._clock()
+        hits = self._hits.setdefault(user_id, deque())
+        while hits and now - hits[0] >= self.window:
+            hits.popleft()
+        if len(hits) >= self.limit:
+            return self.window - (now - hits[0])
+        hits.append(now)
+        if len(self._hits) > self._sweep_at:
+            self._forget_quiet(now)
+        return 0.0
+
+    @property
+    def tracked(self) -> int:
+        """Members with hits still inside the window (or not yet swept)."""
+        return len(self._hits)
+
+    def _forget_quiet(self, now: float) -> None:
+        """Drop members whose last hit left the window: a member is tracked only while active."""
+        quiet = [user for user, hits in self._hits.items() if now - hits[-1] >= self.window]
+        for user in quiet:
+            del self._hits[user]
+        # Amortised: the next sweep waits until the map doubles again.
+        self._sweep_at = max(SWEEP_AT_LEAST, 2 * len(self._hits))
+
+
+def mention_text(message: discord.Message, bot_id: int) -> str:
+    """The message text without mentions of the bot (or of its managed role)."""
+    text = message.content
+    forms = [f"<@{bot_id}>", f"<@!{bot_id}>"]
+    own_role = message.guild.self_role if message.guild else None
+    if own_role is not None:
+        forms.append(f"<@&{own_role.id}>")
+    for form in forms:
+        text = text.replace(form, " ")
+    return " ".join(text.split()) if "\n" not in text else text.strip()
+
+
+def is_approver(user: discord.abc.User | discord.Member, settings: Settings) -> bool:
+    """Manage Server, Administrator, or a role in APPROVER_ROLE_IDS."""
+    if not isinstance(user, discord.Member):
+        return False
+    permissions = user.guild_permissions
+    if permissions.administrator or permissions.manage_guild:
+        return True
+    approver_roles = set(settings.approver_role_ids)
+    return any(role.id in approver_roles for role in user.roles)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the gate decided about one message."""
+
+    answer: bool
+    text: str = ""
+    # A sentence for the member when the message is for us but is not answered now.
+    refusal: str | None = None
+
+
+class Gate:
+    """Decides whether a message is for Otomo and whether it may be answered right now."""
+
+    def __init__(self, settings: Settings, busy: Callable[[int, int], bool]) -> None:
+        self.settings = settings
+        self.rate_limiter = RateLimiter(settings.user_rate_limit_per_minute)
+        self._busy = busy
+
+    def check(self, message: discord.Message, me: discord.ClientUser | None) -> Verdict:
+        """Ignore what is not for us; refuse (with a sentence) what breaks a limit."""
+        if me is None or not self.addressed(message, me):
+            return Verdict(False)
+        text = mention_text(message, me.id)
+        refusal = self._refusal(message, text)
+        return Verdict(refusal is None, text, refusal)
+
+    def addressed(self, message: discord.Message, me: discord.ClientUser) -> bool:
+        """Mentions, replies to the bot, and DMs (when enabled); never bots or webhooks."""
+        if message.author.bot or message.webhook_id is not None or message.author.id == me.id:
+            return False
+        if message.guild is None:
+            return self.settings.respond_in_dms
+        if me in message.mentions:
+            return True
+        # People often pick the bot's managed role from the autocomplete instead of the bot.
+        own_role = message.guild.self_role
+        if own_role is not None and own_role in message.role_mentions:
+            return True
+        resolved = message.reference.resolved if message.reference else None
+        return isinstance(resolved, discord.Message) and resolved.author.id == me.id
+
+    def _refusal(self, message: discord.Message, text: str) -> str | None:
+        limit = self.settings.max_input_chars
+        if not text and not shares_anything(message):
+            return "はい、何でしょう？ / Yes? Mention me with a question or request."
+        if len(text) > limit:
+            return (
+                f"メッセージが長すぎます（{len(text)}文字）。{limit}文字以内に"
+                f"してください。/ That message is too long ({len(text)} characters); please keep "
+                f"it under {limit}."
+            )
+        if self._busy(message.author.id, message.channel.id):
+            return (
+                "前のお願いをまだ処理中です。終わるか「停止」を押してからもう一度どうぞ。/ "
+                "I'm still working on your previous request here; wait for it or press Stop."
+            )
+        wait = self.rate_limiter.retry_after(message.author.id)
+        if wait > 0:
+            return (
+                f"ちょっと待ってください（あと{wait:.0f}秒）。/ You're sending requests quickly; "
+                f"try again in {wait:.0f} s."
+            )
+        return None

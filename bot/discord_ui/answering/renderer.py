@@ -1,0 +1,291 @@
+"""Renders one agent run in a channel: streamed text (edited at most once a second) and cards."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import discord
+
+from bot.agent import events as ev
+from bot.discord_ui.answering.splitting import split_message
+from bot.discord_ui.buttons import stop_view
+from bot.discord_ui.cards.embed import CardState, ToolCard
+from bot.discord_ui.cards.owner import CardKey, CardOwner
+from bot.discord_ui.sends import only, sent
+from bot.runtime.send_failures import SendError
+
+log = logging.getLogger(__name__)
+
+# Discord allows ~5 edits per 5 s per channel; one edit a second leaves room for cards.
+EDIT_INTERVAL_SECONDS = 1.0
+# Leave room below 2,000 for the "…" cursor shown while streaming.
+STREAM_CHUNK_LIMIT = 1990
+
+_REJECTION_STATE = {
+    "rejected": CardState.REJECTED,
+    "timed_out": CardState.EXPIRED,
+    "interrupted": CardState.INTERRUPTED,
+    "invalidated": CardState.INVALIDATED,
+}
+
+# The line after a run that ended without its tool running; each way of ending has its own.
+_CLOSING_LINES: dict[str, str] = {
+    "rejected": "-# 了解です。実行しませんでした。/ OK, I did not run it.",
+    "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
+    "not run it.",
+    "interrupted": "-# ⏹️ 停止しました / stopped",
+}
+
+FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
+
+
+def _given(**values: Any) -> dict[str, Any]:
+    """Only the values an event carries (None means the event does not know)."""
+    return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclass
+class _Segment:
+    """Consecutive streamed text, shown in one or more messages."""
+
+    text: str = ""
+    messages: list[discord.Message] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+
+
+class RunRenderer:
+    """Turns a stream of agent events into Discord messages, edits and cards."""
+
+    def __init__(
+        self,
+        channel: discord.abc.Messageable,
+        *,
+        requester_id: int,
+        run_id: str | None,
+        cards: CardOwner | None = None,
+        conversation_key: str = "",
+        reply_to: discord.Message | None = None,
+        attach_card: Callable[[int, int], Awaitable[None]] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.channel = channel
+        self.requester_id = requester_id
+        self.run_id = run_id
+        self.reply_to = reply_to
+        self.conversation_key = conversation_key
+        self._owner = cards
+        self._attach_card = attach_card
+        self._clock = clock
+        self._segment = _Segment()
+        self._last_edit = float("-inf")
+        # The cards this run touched, in order; the owner holds their state and messages.
+        self._cards: dict[str, CardKey] = {}
+        self._stop_host: discord.Message | None = None
+        self._stop_card: CardKey | None = None
+        self.posted: list[discord.Message] = []
+        self.broken = False
+
+    @property
+    def mentions(self) -> discord.AllowedMentions:
+        """Only the requester can ever be pinged by what we send."""
+        return only(self.requester_id)
+
+    async def consume(self, events: AsyncIterator[ev.AgentEvent]) -> ev.AgentEvent | None:
+        """Render every event; return the last one (Done or Failed)."""
+        last: ev.AgentEvent | None = None
+        try:
+            async for event in events:
+                last = event
+                await self.render(event)
+        except asyncio.CancelledError:
+            # Shutting down: leave the messages (and any approval buttons) as they are.
+            raise
+        except BaseException:
+            await self._finish_cards(CardState.FAILED, "The answer broke off before this call.")
+            await self._remove_stop_button()
+            raise
+        await self._remove_stop_button()
+        return last
+
+    async def render(self, event: ev.AgentEvent) -> None:
+        """Apply one event to the channel."""
+        match event:
+            case ev.TextDelta(text=text):
+                self._segment.text += text
+                if self._clock() - self._last_edit >= EDIT_INTERVAL_SECONDS:
+                    await self._flush(final=False)
+            case ev.ToolCallStarted(call_id=call_id, name=name):
+                await self._end_segment()
+                await self._post_card(call_id, ToolCard(name=name))
+            case ev.ApprovalRequired():
+                await self._end_segment()
+                key = self._key(event.call_id)
+                message_id = await self._card_message(event.call_id, event.name)
+                # Store the card's id before it gets buttons, so a click that reaches a
+                # restarted bot always finds the card it must update.
+                if message_id is not None and self._attach_card is not None:
+                    await self._attach_card(event.approval_id, message_id)
+                await self._move(
+                    key,
+                    event.name,
+                    CardState.NEEDS_APPROVAL,
+                    arguments=event.arguments,
+                    requester_id=event.requester_id,
+                    expires_at=event.expires_at,
+                    approval_id=event.approval_id,
+                    source=event.source,
+                )
+            case ev.ToolExecuting():
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    CardState.RUNNING,
+                    arguments=event.arguments,
+                )
+            case ev.ToolResult():
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    CardState.FAILED if event.is_error else CardState.DONE,
+                    result=event.output,
+                    **_given(arguments=event.arguments),
+                )
+            case ev.ToolRejected():
+                await self._move(
+                    self._key(event.call_id),
+                    event.name,
+                    _REJECTION_STATE[event.reason],
+                    detail=event.detail,
+                    **_given(arguments=event.arguments),
+                )
+            case ev.RoundEnd():
+                await self._end_segment()
+            case ev.Notice(text=text):
+                await self._end_segment()
+                await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
+            case ev.Done(reason=reason):
+                await self._end_segment()
+                if reason == "interrupted":
+                    await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
+                closing = _CLOSING_LINES.get(reason)
+                if closing:
+                    await self._send(closing)
+            case ev.Failed(message=message):
+                await self._end_segment()
+                await self._finish_cards(CardState.FAILED, message)
+                await self._send(FAILURE_PREFIX + message)
+
+    # -- text ----------------------------------------------------------------------------
+
+    async def _end_segment(self) -> None:
+        if self._segment.text:
+            await self._flush(final=True)
+        self._segment = _Segment()
+
+    async def _flush(self, *, final: bool) -> None:
+        """Show the segment's text: earlier chunks are final, the last one may still grow."""
+        segment = self._segment
+        chunks = split_message(segment.text, STREAM_CHUNK_LIMIT) if segment.text.strip() else []
+        for index, chunk in enumerate(chunks):
+            shown = chunk if final or index < len(chunks) - 1 else chunk + " …"
+            if index < len(segment.messages):
+                if segment.shown[index] != shown:
+                    await self._guard(partial(self._edit_text, segment.messages[index], shown))
+                    segment.shown[index] = shown
+            else:
+                message = await self._send(shown)
+                if message is None:
+                    return
+                segment.messages.append(message)
+                segment.shown.append(shown)
+        self._last_edit = self._clock()
+
+    async def _edit_text(self, message: discord.Message, content: str) -> discord.Message:
+        return await message.edit(content=content, allowed_mentions=self.mentions)
+
+    async def _send(self, content: str, **kwargs: Any) -> discord.Message | None:
+        """Post a message; the first one replies to the user and carries the Stop button."""
+        if self.broken:
+            return None
+        first = not self.posted
+        if first and self.run_id and "view" not in kwargs:
+            kwargs["view"] = stop_view(self.run_id)
+        if first and self.reply_to is not None:
+            kwargs["reference"] = self.reply_to.to_reference(fail_if_not_exists=False)
+        message: discord.Message | None = await self._guard(
+            lambda: self.channel.send(content=content, allowed_mentions=self.mentions, **kwargs)
+        )
+        if message is not None:
+            self.posted.append(message)
+            if first and self.run_id and "embed" not in kwargs:
+                self._stop_host = message
+        return message
+
+    # -- cards (the owner edits them; this run only posts new ones) ----------------------
+
+    def _key(self, call_id: str) -> CardKey:
+        return self._cards.setdefault(call_id, CardKey(self.conversation_key, call_id))
+
+    async def _post_card(self, call_id: str, card: ToolCard) -> discord.Message | None:
+        key = self._key(call_id)
+        stop_run = self.run_id if not self.posted and self.run_id else None
+        view = stop_view(stop_run) if stop_run else discord.utils.MISSING
+        message = await self._send("", embed=card.render(), view=view)
+        if message is not None and self._owner is not None:
+            await self._owner.adopt(key, message, card, stop_run=stop_run)
+            if stop_run:
+                self._stop_card = key
+        return message
+
+    async def _card_message(self, call_id: str, name: str) -> int | None:
+        """The call's card message (posted by this run, an earlier one, or posted now)."""
+        key = self._key(call_id)
+        if self._owner is not None:
+            found = await self._owner.message_id(key)
+            if found is not None:
+                return found
+        message = await self._post_card(call_id, ToolCard(name=name))
+        return message.id if message is not None else None
+
+    async def _move(self, key: CardKey, name: str, state: CardState, **changes: Any) -> None:
+        if self._owner is None or self.broken:
+            return
+        if await self._owner.message_id(key) is None:
+            await self._post_card(key.call_id, ToolCard(name=name))
+        await self._owner.move(key, state, **changes)
+
+    async def _finish_cards(self, state: CardState, detail: str) -> None:
+        """Cards still preparing or running when the run ended get a final state too."""
+        if self._owner is not None and not self.broken:
+            await self._owner.finish_open(list(self._cards.values()), state, detail)
+
+    async def _remove_stop_button(self) -> None:
+        card, host = self._stop_card, self._stop_host
+        self._stop_card = self._stop_host = None
+        if self.broken:
+            return
+        if card is not None and self._owner is not None:
+            await self._owner.release_stop(card)
+        elif host is not None:
+            await self._guard(lambda: host.edit(view=None))
+
+    async def _guard(self, action: Callable[[], Awaitable[Any]]) -> Any:
+        """Send with the shared retry; a send that fails for good ends rendering, not the bot."""
+        if self.broken:
+            return None
+        try:
+            return await sent(action)
+        except SendError as failure:
+            self.broken = True
+            log.warning(
+                "Cannot post in channel %s (%s); stopping this answer",
+                getattr(self.channel, "id", "?"),
+                failure.reason,
+            )
+            raise

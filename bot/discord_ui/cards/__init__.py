@@ -1,0 +1,1 @@
+"""Tool-call cards: the embed, its one owner, and approval clicks resuming the run."""

@@ -1,0 +1,193 @@
+"""Approval clicks: who may decide, the decision as a row update, and resuming from history.
+
+The process that changes a row (a click here, or the expiry sweep) is the one that continues
+the conversation, by resuming it from the stored history: no run waits in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import discord
+
+from bot.agent.approvals.service import Decision, Status, decode_arguments
+from bot.discord_ui.answering.conversation import Staff
+from bot.discord_ui.answering.gate import is_approver
+from bot.discord_ui.answering.typing import TypingIndicator
+from bot.discord_ui.buttons import RejectReasonModal
+from bot.discord_ui.cards.embed import CardState, ToolCard
+from bot.discord_ui.cards.owner import CardKey
+from bot.runtime.send_failures import SendError
+from bot.storage.agent import ApprovalRequest
+
+log = logging.getLogger(__name__)
+
+_STATUS_CARD = {
+    Status.APPROVED: CardState.RUNNING,
+    Status.EXECUTED: CardState.RUNNING,
+    Status.REJECTED: CardState.REJECTED,
+    Status.EXPIRED: CardState.EXPIRED,
+    Status.INVALIDATED: CardState.INVALIDATED,
+}
+
+_ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}
+
+
+class ApprovalDesk:
+    """Handles Approve / Reject / Always allow, the expiry of unanswered cards and approved
+    calls left behind."""
+
+    def __init__(self, staff: Staff, channel: Callable[[int], discord.PartialMessageable]) -> None:
+        self.staff = staff
+        self._channel = channel
+
+    async def on_click(
+        self, interaction: discord.Interaction[Any], approval_id: int, action: str
+    ) -> None:
+        """Check the clicker, acknowledge within 3 s, then decide in a tracked task."""
+        request = await self.staff.approvals.get(approval_id)
+        if request is None:
+            await interaction.response.send_message(
+                "このリクエストはもう存在しません。/ This request no longer exists.",
+                ephemeral=True,
+            )
+            return
+        if interaction.user.id != request.requester_id and not self._approver(interaction.user):
+            await interaction.response.send_message(
+                f"これは {request.requester_name} さんのリクエストです。"
+                "本人か承認者だけが決められます。"
+                f"/ Only {request.requester_name} (who asked) or an approver can decide this.",
+                ephemeral=True,
+            )
+            return
+        if action == "reject" and request.status == Status.PENDING:
+            await interaction.response.send_modal(RejectReasonModal(approval_id))
+            return
+        self.staff.tasks.spawn(
+            self._decide(interaction, approval_id, _ACTIONS[action], None), "decision"
+        )
+
+    async def on_reject_submitted(
+        self, interaction: discord.Interaction[Any], approval_id: int, reason: str
+    ) -> None:
+        """The reject modal was submitted (possibly with an empty reason)."""
+        self.staff.tasks.spawn(
+            self._decide(interaction, approval_id, Decision.REJECT, reason or None), "decision"
+        )
+
+    async def expire_overdue_cards(self) -> int:
+        """Expire overdue approvals; each card says so and its conversation records it."""
+        expired = await self.staff.approvals.expire_overdue()
+        for request in expired:
+            self.staff.tasks.spawn(
+                self._settle(request, Status.EXPIRED, None), f"expire approval {request.id}"
+            )
+        return len(expired)
+
+    async def resume_left_behind(self) -> int:
+        """Run the approved calls a stopped process never ran (its click was recorded)."""
+        staff = self.staff
+        found = await staff.agent.calls.left_behind(staff.agent.clock.now())
+        for request in found:
+            staff.tasks.spawn(
+                self._settle(request, Status.APPROVED, request.decided_by),
+                f"resume approval {request.id}",
+            )
+        return len(found)
+
+    async def sweep(self) -> None:
+        """The periodic pass: end overdue cards, run what a stopped process left approved."""
+        await self.expire_overdue_cards()
+        await self.resume_left_behind()
+
+    # -- inside --------------------------------------------------------------------------
+
+    def _approver(self, user: discord.abc.User | discord.Member) -> bool:
+        return is_approver(user, self.staff.settings)
+
+    async def _decide(
+        self,
+        interaction: discord.Interaction[Any],
+        approval_id: int,
+        decision: Decision,
+        reason: str | None,
+    ) -> None:
+        # Tracked from before the acknowledgement, so shutdown and tests see the whole decision.
+        await interaction.response.defer()
+        outcome = await self.staff.approvals.decide(
+            approval_id,
+            interaction.user.id,
+            decision,
+            reason,
+            is_approver=self._approver(interaction.user),
+        )
+        request = outcome.request
+        if outcome.changed and request is not None and outcome.status is not None:
+            decided_by = interaction.user.id if outcome.effective else None
+            await self._settle(request, outcome.status, decided_by)
+        elif request is not None and outcome.status in (Status.EXPIRED, Status.INVALIDATED):
+            # Someone else ended it; make sure this card says so.
+            await self._show(request, outcome.status, None)
+        if not outcome.effective:
+            await interaction.followup.send(outcome.message, ephemeral=True)
+
+    async def _settle(
+        self, request: ApprovalRequest, status: Status, decided_by: int | None
+    ) -> None:
+        """Show the decision, then continue the conversation from the stored history."""
+        await self._show(request, status, decided_by)
+        await self.resume(request)
+
+    async def _show(self, request: ApprovalRequest, status: Status, decided_by: int | None) -> None:
+        state = _STATUS_CARD.get(status)
+        if state is None:
+            return
+        fallback = (
+            (request.channel_id, request.card_message_id) if request.card_message_id else None
+        )
+        await self.staff.cards.move(
+            CardKey(request.conversation_key, request.tool_call_id),
+            state,
+            base=card_from_request(request, self._source_of(request.tool_name)),
+            fallback=fallback,
+            decided_by=decided_by,
+            detail=request.reason,
+        )
+
+    def _source_of(self, tool_name: str) -> str | None:
+        found = self.staff.agent.registry.get(tool_name)
+        return None if found is None or found.source == "core" else found.source
+
+    async def resume(self, request: ApprovalRequest) -> None:
+        """Run the rest of the conversation after a decision, rendered in its channel."""
+        staff = self.staff
+        run = staff.runs.start(request.requester_id, request.channel_id)
+        try:
+            timezone = await staff.preferences.timezone(request.requester_id)
+            renderer = staff.renderer(
+                self._channel(request.channel_id),
+                requester_id=request.requester_id,
+                run=run,
+                key=request.conversation_key,
+            )
+            async with TypingIndicator(renderer.channel):
+                await renderer.consume(staff.agent.resume(request.id, run.stop, timezone))
+        except SendError:
+            pass  # logged by the renderer
+        except Exception:
+            log.exception("Resuming approval %s failed", request.id)
+        finally:
+            staff.runs.end(run)
+
+
+def card_from_request(request: ApprovalRequest, source: str | None = None) -> ToolCard:
+    """A card rebuilt from the stored request (used when another process showed it)."""
+    return ToolCard(
+        name=request.tool_name,
+        source=source,
+        arguments=decode_arguments(request),
+        requester_id=request.requester_id,
+        approval_id=request.id,
+    )

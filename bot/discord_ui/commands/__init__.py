@@ -1,0 +1,1 @@
+"""Slash commands, each a thin layer over a service, and their private replies and forms."""

@@ -1,0 +1,101 @@
+"""What /kb answers with: text that fits one message, files as attachments, saving forms."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Awaitable, Callable
+from pathlib import PurePosixPath
+from typing import Any
+
+import discord
+
+from bot.discord_ui.commands.kb_forms import REFUSAL
+from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
+from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge.display import format_size
+
+# Room kept free in a message for a closing line such as "(+12 more)".
+MESSAGE_BUDGET = MESSAGE_CHARS - 100
+
+Write = Callable[[str, Editor], Awaitable[ChangeEntry]]
+
+
+def discord_length(text: str) -> int:
+    """Length as Discord counts it for limits (UTF-16 code units: an emoji may count as two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def as_file(text: str, path: str) -> discord.File:
+    """Text as an attachment named like the knowledge-base file."""
+    return discord.File(io.BytesIO(text.encode("utf-8")), filename=PurePosixPath(path).name)
+
+
+def saved_message(entry: ChangeEntry, source: str) -> str:
+    """What an admin is told after a create or an edit."""
+    if entry.action is ChangeAction.CREATE:
+        return (
+            f"🆕 `{source}` を作りました（{format_size(entry.size_after)}）。"
+            f"次の質問から使われます。/ Created `{source}` ({format_size(entry.size_after)}); "
+            "answers use it from the next question."
+        )
+    sizes = f"{format_size(entry.size_before)} → {format_size(entry.size_after)}"
+    return (
+        f"✅ `{source}` を保存しました（{sizes}）。次の質問から使われます。/ Saved `{source}` "
+        f"({sizes}); answers use it from the next question."
+    )
+
+
+def fit(lines: list[str], header: str, budget: int = MESSAGE_BUDGET) -> str:
+    """Header and as many lines as fit in one message, then how many were left out."""
+    kept: list[str] = []
+    used = len(header)
+    for line in lines:
+        if used + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    text = "\n".join([header, *kept])
+    left = len(lines) - len(kept)
+    return text + (f"\n…ほか {left} 件 / {left} more" if left else "")
+
+
+async def write_submitted(
+    interaction: discord.Interaction[Any],
+    files: KnowledgeEditor,
+    editor: Editor | None,
+    text: str,
+    write: Write,
+    path: str,
+) -> None:
+    """Save a submitted form; a refused text is sent back so the admin's work is not lost."""
+    if editor is None:
+        await say(interaction, REFUSAL)
+        return
+    # Writing re-indexes the file, which may outlast the 3-second deadline.
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    try:
+        entry = await write(text, editor)
+    except KnowledgeEditError as exc:
+        await say(
+            interaction,
+            f"⚠️ {exc}\n書いた本文を添付します。/ Your text is attached.",
+            file=as_file(text, path),
+        )
+        return
+    await say(interaction, saved_message(entry, files.source_of(entry.path)))
+
+
+async def write_uploaded(
+    interaction: discord.Interaction[Any],
+    files: KnowledgeEditor,
+    file: discord.Attachment,
+    editor: Editor,
+    write: Callable[[str, str, Editor], Awaitable[ChangeEntry]],
+    path: str,
+) -> None:
+    """Create or replace a file with an uploaded one (checked before it is downloaded)."""
+    files.check_size(file.size)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    text = files.text_of_upload(await file.read())
+    entry = await write(path, text, editor)
+    await say(interaction, saved_message(entry, files.source_of(entry.path)))

@@ -1,0 +1,107 @@
+"""/model: a server's admins choose which of the offered models Otomo uses there."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.agent.llm.models import ModelChoice, UnknownModel
+from bot.discord_ui.commands.private_replies import say
+
+log = logging.getLogger(__name__)
+
+# Discord shows at most 25 autocomplete choices of at most 100 characters.
+CHOICES = 25
+CHOICE_CHARS = 100
+
+REFUSAL = (
+    "モデルを切り替えられるのはサーバー管理の権限がある人だけです。/ Only members with "
+    "Manage Server (or Administrator) can switch the model."
+)
+NO_SERVER = (
+    "モデルはサーバーごとに選びます。サーバーのチャンネルで使ってください。/ The model is chosen "
+    "per server: use /model in one of its channels."
+)
+
+
+def describe_model(model: str, sees_images: bool) -> str:
+    """`name` plus whether it can see images, in both languages."""
+    eyes = "画像も読めます / sees images" if sees_images else "画像は読めません / no images"
+    return f"`{model}`（{eyes}）"
+
+
+class ModelCommands(commands.Cog):
+    """/model [name]: show the choices, or switch this server's model (admins)."""
+
+    def __init__(self, models: ModelChoice, sees_images: Callable[[str], bool]) -> None:
+        self.models = models
+        self.sees_images = sees_images
+
+    @app_commands.command(name="model", description="使うAIモデル / The AI model Otomo uses")
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    @app_commands.describe(name="切り替え先のモデル / The model to switch to")
+    async def model(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
+        """Show this server's model and the choices, or switch to one (admins)."""
+        if interaction.guild_id is None:
+            await say(interaction, NO_SERVER)
+            return
+        permissions = interaction.permissions
+        if not (permissions.administrator or permissions.manage_guild):
+            await say(interaction, REFUSAL)
+            return
+        if name is None:
+            await say(interaction, await self._overview(interaction.guild_id))
+            return
+        try:
+            await self.models.choose(interaction.guild_id, name.strip(), interaction.user.id)
+        except UnknownModel as exc:
+            await say(interaction, f"⚠️ {exc}")
+            return
+        log.info(
+            "Server %s switched to model %s (by %s)",
+            interaction.guild_id,
+            name.strip(),
+            interaction.user.id,
+        )
+        await say(
+            interaction,
+            f"次の回答から {describe_model(name.strip(), self.sees_images(name.strip()))} を使い"
+            f"ます。/ From the next answer on, Otomo uses `{name.strip()}` in this server.",
+        )
+
+    async def _overview(self, guild_id: int) -> str:
+        current = await self.models.current(guild_id)
+        lines = [
+            f"今のモデル / Current model: {describe_model(current, self.sees_images(current))}",
+            "選べるモデル / Choices (`/model name:…`):",
+        ]
+        for choice in self.models.choices:
+            default = "（既定 / default）" if choice == self.models.default else ""
+            lines.append(f"• `{choice}`{default}")
+        if len(self.models.choices) == 1:
+            lines.append(
+                "-# ほかのモデルは運営者が `.env` の `LLM_MODELS` に追加します。/ "
+                "An operator offers more models with `LLM_MODELS` in `.env`."
+            )
+        return "\n".join(lines)
+
+    @model.autocomplete("name")
+    async def model_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        """The offered models containing what was typed, the current one marked."""
+        chosen = await self.models.current(interaction.guild_id)
+        needle = current.strip().lower()
+        found: list[app_commands.Choice[str]] = []
+        for choice in self.models.choices:
+            if needle not in choice.lower() or len(choice) > CHOICE_CHARS:
+                continue
+            label = f"{choice} ✓" if choice == chosen else choice
+            found.append(app_commands.Choice(name=label[:CHOICE_CHARS], value=choice))
+        return found[:CHOICES]

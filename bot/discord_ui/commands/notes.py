@@ -1,0 +1,192 @@
+"""/notes: members list, search and read the server notebook; authors and admins delete.
+
+Answers are ephemeral and ping nobody: notes are members' text and may hold @everyone.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import tzinfo
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord_ui.commands.choices import CHOICES, suggestions
+from bot.discord_ui.commands.confirmation import DeleteConfirmation
+from bot.discord_ui.commands.private_replies import say
+from bot.members.preferences import UserPreferences
+from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
+from bot.text.clip import clip
+
+log = logging.getLogger(__name__)
+
+SNIPPET_CHARS = 80
+
+NO_SERVER = (
+    "メモはサーバーごとです。サーバーのチャンネルで使ってください。/ Notes belong to a server."
+)
+FAILED = (
+    "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
+    "that failed on my side; please try again in a moment."
+)
+
+
+def is_note_admin(interaction: discord.Interaction[Any]) -> bool:
+    """Moderators may delete anyone's note: Manage Server, Manage Messages or Administrator."""
+    permissions = interaction.permissions
+    return permissions.administrator or permissions.manage_guild or permissions.manage_messages
+
+
+def when(note: NoteView, tz: tzinfo) -> str:
+    """When a note was written, in the reader's zone."""
+    return note.created_at.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+
+
+def note_line(note: NoteView, tz: tzinfo, snippet: str | None = None) -> str:
+    """One line of a listing: number, title, author, time and the start of the text."""
+    text = " ".join((snippet if snippet is not None else note.body).split())
+    return f"**{note.label}** — {note.author_name}, {when(note, tz)}\n　{clip(text, SNIPPET_CHARS)}"
+
+
+def note_card(note: NoteView, tz: tzinfo) -> str:
+    """A whole note with who wrote it and when (and who edited it last)."""
+    header = f"📝 **{note.label}** — {note.author_name}, {when(note, tz)}"
+    if note.updated_by_name is not None:
+        edited = note.updated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M")
+        header += f"（編集 / edited: {note.updated_by_name}, {edited}）"
+    return f"{header}\n{note.body}"
+
+
+class NotesCommands(commands.Cog):
+    """/notes list, show and delete."""
+
+    notes = app_commands.Group(
+        name="notes", description="サーバーのメモ帳 / The server notebook", guild_only=True
+    )
+
+    def __init__(self, notebook: Notebook, preferences: UserPreferences) -> None:
+        self.notebook = notebook
+        self.preferences = preferences
+
+    async def cog_app_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        """Notebook refusals are sentences; anything else is logged and told in one."""
+        original = getattr(error, "original", error)
+        if isinstance(original, NoteError):
+            await say(interaction, f"⚠️ {original}")
+            return
+        log.error("/notes command failed", exc_info=original)
+        await say(interaction, FAILED)
+
+    @notes.command(name="list", description="メモの一覧・検索 / List or search the notes")
+    @app_commands.describe(
+        search="探す言葉（例: 旅行）/ Words to look for", page="ページ番号 / Page number"
+    )
+    async def list_notes(
+        self,
+        interaction: discord.Interaction[Any],
+        search: str | None = None,
+        page: app_commands.Range[int, 1, 1000] = 1,
+    ) -> None:
+        """List the server's notes, newest first, or the ones matching some words."""
+        if interaction.guild_id is None:
+            await say(interaction, NO_SERVER)
+            return
+        tz = await self.preferences.timezone(interaction.user.id)
+        if search and search.strip():
+            hits = await self.notebook.search(interaction.guild_id, search.strip(), 10)
+            if not hits:
+                await say(
+                    interaction, f"「{clip(search, 50)}」に合うメモはありません。/ No note matches."
+                )
+                return
+            lines = [note_line(h.note, tz, h.snippet) for h in hits]
+            header = f"🔎 **メモ / Notes**「{clip(search, 50)}」"
+        else:
+            listing = await self.notebook.page(interaction.guild_id, page)
+            if not listing.total:
+                await say(
+                    interaction,
+                    "メモはまだありません。「@Otomo これメモしといて」で書けます。/ No notes yet; "
+                    'mention me with "note this down" to write one.',
+                )
+                return
+            lines = [note_line(n, tz) for n in listing.notes]
+            header = (
+                f"📒 **メモ帳 / Notebook**: {listing.total} 件 / notes — "
+                f"{listing.page}/{listing.pages}"
+            )
+            if listing.page < listing.pages:
+                lines.append(f"次のページ / Next page: `/notes list page:{listing.page + 1}`")
+        lines.append("全文 / Whole note: `/notes show`")
+        await say(interaction, "\n".join([header, *lines]))
+
+    @notes.command(name="show", description="メモを読む / Read a note")
+    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    async def show(self, interaction: discord.Interaction[Any], note: int) -> None:
+        """Read one note in full, with who wrote it and when."""
+        if interaction.guild_id is None:
+            await say(interaction, NO_SERVER)
+            return
+        view = await self.notebook.get(interaction.guild_id, note)
+        await say(
+            interaction, note_card(view, await self.preferences.timezone(interaction.user.id))
+        )
+
+    @notes.command(name="delete", description="メモを削除 / Delete a note")
+    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    async def delete(self, interaction: discord.Interaction[Any], note: int) -> None:
+        """Delete a note (your own, or anyone's if you moderate), after a confirmation."""
+        if interaction.guild_id is None:
+            await say(interaction, NO_SERVER)
+            return
+        view = await self.notebook.get(interaction.guild_id, note)
+        if view.author_id != interaction.user.id and not is_note_admin(interaction):
+            await say(
+                interaction,
+                f"{view.label} は {view.author_name} さんのメモです。削除できるのは書いた人か管理者"
+                f"だけです。/ Only {view.author_name} (who wrote it) or a moderator can delete it.",
+            )
+            return
+        notebook = self.notebook
+
+        async def delete_note(clicked: discord.Interaction[Any]) -> str:
+            # The notebook checks again who may: roles can change while the question waits.
+            who = NoteAuthor(clicked.user.id, clicked.user.display_name, is_note_admin(clicked))
+            try:
+                await notebook.delete(view.guild_id, view.id, who)
+            except NoteError as exc:
+                return f"⚠️ {exc}"
+            return f"🗑️ {view.label} を削除しました。/ Deleted note {view.label}."
+
+        confirmation = DeleteConfirmation(
+            kind="notedel",
+            user_id=interaction.user.id,
+            delete=delete_note,
+            kept=f"削除をやめました。/ Cancelled: {view.label} was kept.",
+        )
+        await confirmation.ask(
+            interaction,
+            f"🗑️ {view.label} を削除しますか？ / Delete this note?\n"
+            + note_card(view, await self.preferences.timezone(interaction.user.id)),
+        )
+
+    @show.autocomplete("note")
+    @delete.autocomplete("note")
+    async def note_choices(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[int]]:
+        """The newest notes, or the ones whose number or words match what was typed."""
+        if interaction.guild_id is None:
+            return []
+        typed = current.strip().lstrip("#")
+        if typed and not typed.isdigit():
+            hits = await self.notebook.search(interaction.guild_id, typed, CHOICES)
+            found = [h.note for h in hits]
+        else:
+            found = (await self.notebook.page(interaction.guild_id, 1, CHOICES)).notes
+            found = [n for n in found if typed in str(n.id)]
+        return suggestions((f"#{n.id} {n.title} — {n.author_name}", n.id) for n in found)

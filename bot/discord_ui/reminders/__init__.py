@@ -1,0 +1,1 @@
+"""Reminders on Discord: posting due reminders and the Snooze / Done buttons under them."""

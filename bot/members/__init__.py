@@ -1,0 +1,1 @@
+"""Members: their preferences (time zone, language) and who may do what."""

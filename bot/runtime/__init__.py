@@ -1,0 +1,1 @@
+"""Runtime helpers below every feature: clock, logs, secrets, worker thread, shards, leases."""

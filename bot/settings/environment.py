@@ -1,0 +1,262 @@
+"""Typed settings read from the environment and `.env`; the only module that reads os.environ."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from collections.abc import Mapping
+from datetime import time
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import unquote, urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from dotenv import dotenv_values
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
+
+from bot.runtime.redaction import mask_url_password
+from bot.settings.errors import SettingsError, alias_of, sentence
+from bot.settings.shards import ShardSettings
+from bot.settings.tools import ExternalToolSettings, blank_to_none, split_list
+
+__all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
+
+DEFAULT_ENV_FILE = Path(".env")
+
+TOKEN_HELP = (
+    "copy .env.example to .env and paste your bot token "
+    "(Discord Developer Portal → Bot → Reset Token)"
+)
+
+
+CsvList = Annotated[list[str], BeforeValidator(split_list)]
+IdList = Annotated[list[int], BeforeValidator(split_list)]
+OptionalId = Annotated[PositiveInt | None, BeforeValidator(blank_to_none)]
+OptionalSecret = Annotated[SecretStr | None, BeforeValidator(blank_to_none)]
+OptionalStr = Annotated[str | None, BeforeValidator(blank_to_none)]
+
+
+def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in schemes or not parts.netloc:
+        raise ValueError(
+            f"{name} must be a URL starting with {' or '.join(s + '://' for s in schemes)} "
+            f"and a host, e.g. {schemes[0]}://example.com (got {mask_url_password(value)!r})"
+        )
+    return value.rstrip("/")
+
+
+class Settings(ExternalToolSettings, ShardSettings):
+    """Every tunable of the bot; field aliases are the environment variable names."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    # Discord
+    discord_token: OptionalSecret = Field(None, alias="DISCORD_TOKEN")
+    discord_api_base: str = Field("https://discord.com/api/v10", alias="DISCORD_API_BASE")
+    discord_gateway_url: str = Field("wss://gateway.discord.gg/", alias="DISCORD_GATEWAY_URL")
+    dev_guild_id: OptionalId = Field(None, alias="DEV_GUILD_ID")
+    sync_commands_globally: bool = Field(False, alias="SYNC_COMMANDS_GLOBALLY")
+    respond_in_dms: bool = Field(True, alias="RESPOND_IN_DMS")
+    user_rate_limit_per_minute: int = Field(5, ge=1, le=600, alias="USER_RATE_LIMIT_PER_MINUTE")
+    max_input_chars: int = Field(2000, ge=10, le=20000, alias="MAX_INPUT_CHARS")
+    max_files_per_message: int = Field(5, ge=0, le=50, alias="MAX_FILES_PER_MESSAGE")
+    max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
+    max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
+    approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
+
+    # LLM
+    llm_model: str = Field("openai/gpt-4o-mini", min_length=1, alias="LLM_MODEL")
+    llm_api_base: OptionalStr = Field(None, alias="LLM_API_BASE")
+    llm_api_key: OptionalSecret = Field(None, alias="LLM_API_KEY")
+    llm_fallback_models: CsvList = Field(default_factory=list, alias="LLM_FALLBACK_MODELS")
+    llm_timeout_seconds: float = Field(60.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
+    llm_num_retries: int = Field(2, ge=0, le=10, alias="LLM_NUM_RETRIES")
+    llm_log_prompts: bool = Field(False, alias="LLM_LOG_PROMPTS")
+    llm_models: CsvList = Field(default_factory=list, alias="LLM_MODELS")
+    llm_vision_models: CsvList = Field(default_factory=list, alias="LLM_VISION_MODELS")
+
+    # Agent
+    agent_max_steps: int = Field(6, ge=1, le=50, alias="AGENT_MAX_STEPS")
+    agent_planning: bool = Field(False, alias="AGENT_PLANNING")
+    approval_timeout_seconds: int = Field(300, ge=5, le=86400, alias="APPROVAL_TIMEOUT_SECONDS")
+    auto_approve_tools: CsvList = Field(default_factory=list, alias="AUTO_APPROVE_TOOLS")
+    history_max_messages: int = Field(30, ge=2, le=500, alias="HISTORY_MAX_MESSAGES")
+    # Days kept before the daily pass deletes them; 0 keeps them forever.
+    history_retention_days: int = Field(90, ge=0, le=3650, alias="HISTORY_RETENTION_DAYS")
+    llm_log_retention_days: int = Field(30, ge=0, le=3650, alias="LLM_LOG_RETENTION_DAYS")
+
+    # Storage and time
+    database_url: str = Field("sqlite+aiosqlite:///data/otomo.db", alias="DATABASE_URL")
+    bot_timezone: str = Field("Asia/Tokyo", alias="BOT_TIMEZONE")
+    log_level: str = Field("INFO", alias="LOG_LEVEL")
+    loop_slow_step_ms: int = Field(0, ge=0, le=60000, alias="LOOP_SLOW_STEP_MS")
+
+    # Reminders
+    reminder_max_ahead_days: int = Field(366, ge=1, le=3660, alias="REMINDER_MAX_AHEAD_DAYS")
+    reminder_max_per_user: int = Field(50, ge=1, le=10000, alias="REMINDER_MAX_PER_USER")
+    reminder_min_interval_minutes: int = Field(
+        5, ge=1, le=1440, alias="REMINDER_MIN_INTERVAL_MINUTES"
+    )
+
+    # Weather and chit-chat
+    weather_api_base: str = Field("https://api.open-meteo.com/v1", alias="WEATHER_API_BASE")
+    geocoding_api_base: str = Field(
+        "https://geocoding-api.open-meteo.com/v1", alias="GEOCODING_API_BASE"
+    )
+    weather_default_place: str = Field("東京", min_length=1, alias="WEATHER_DEFAULT_PLACE")
+    weather_notify_time: Annotated[time | None, BeforeValidator(blank_to_none)] = Field(
+        None, alias="WEATHER_NOTIFY_TIME"
+    )
+    weather_notify_channel_id: OptionalId = Field(None, alias="WEATHER_NOTIFY_CHANNEL_ID")
+    weather_notify_grace_minutes: int = Field(
+        30, ge=0, le=1440, alias="WEATHER_NOTIFY_GRACE_MINUTES"
+    )
+    tips_channel_id: OptionalId = Field(None, alias="TIPS_CHANNEL_ID")
+    tips_interval_hours: float = Field(6.0, gt=0, le=168, alias="TIPS_INTERVAL_HOURS")
+    tips_quiet_hours: str = Field("0-7", alias="TIPS_QUIET_HOURS")
+    word_pool_channel_ids: IdList = Field(default_factory=list, alias="WORD_POOL_CHANNEL_IDS")
+    persona: OptionalStr = Field(None, alias="PERSONA")
+
+    # Knowledge base and web search
+    knowledge_base_dir: Path = Field(Path("knowledge_base"), alias="KNOWLEDGE_BASE_DIR")
+    kb_admin_role_ids: IdList = Field(default_factory=list, alias="KB_ADMIN_ROLE_IDS")
+    kb_context_chars: int = Field(1500, ge=0, le=20000, alias="KB_CONTEXT_CHARS")
+    kb_max_file_bytes: int = Field(100_000, ge=1000, le=5_000_000, alias="KB_MAX_FILE_BYTES")
+    tavily_api_key: OptionalSecret = Field(None, alias="TAVILY_API_KEY")
+    tavily_api_base: str = Field("https://api.tavily.com", alias="TAVILY_API_BASE")
+
+    @field_validator(
+        "discord_api_base", "weather_api_base", "geocoding_api_base", "tavily_api_base"
+    )
+    @classmethod
+    def _http_url(cls, value: str, info: Any) -> str:
+        return _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
+
+    @field_validator("llm_api_base")
+    @classmethod
+    def _optional_http_url(cls, value: str | None, info: Any) -> str | None:
+        return (
+            None
+            if value is None
+            else _check_url(alias_of(Settings, info.field_name), value, ("https", "http"))
+        )
+
+    @field_validator("discord_gateway_url")
+    @classmethod
+    def _ws_url(cls, value: str, info: Any) -> str:
+        _check_url(alias_of(Settings, info.field_name), value, ("wss", "ws"))
+        return value
+
+    @field_validator("bot_timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"BOT_TIMEZONE {value!r} is not a known time zone: use an IANA name such as "
+                "Asia/Tokyo or America/New_York"
+            ) from None
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(
+                f"LOG_LEVEL {value!r} is not a log level: use DEBUG, INFO, WARNING or ERROR"
+            )
+        return level
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        if not re.match(r"^[a-z0-9]+\+[a-z0-9_]+://", value):
+            raise ValueError(
+                f"DATABASE_URL {mask_url_password(value)!r} is not an async SQLAlchemy URL: use "
+                "sqlite+aiosqlite:///data/otomo.db or postgresql+asyncpg://user:pass@host/db"
+            )
+        if value.startswith("postgresql+asyncpg") and importlib.util.find_spec("asyncpg") is None:
+            raise ValueError(
+                "DATABASE_URL uses PostgreSQL but its driver is not installed: "
+                "run pip install -e '.[postgres]'"
+            )
+        return value
+
+    @field_validator("tips_quiet_hours")
+    @classmethod
+    def _quiet_hours(cls, value: str) -> str:
+        match = re.fullmatch(r"\s*(\d{1,2})\s*-\s*(\d{1,2})\s*", value)
+        if value.strip() and (not match or int(match.group(1)) > 23 or int(match.group(2)) > 24):
+            raise ValueError(
+                f"TIPS_QUIET_HOURS {value!r} must be a range of local hours such as 0-7 "
+                "(leave it empty for no quiet hours)"
+            )
+        return value.strip()
+
+    @property
+    def timezone(self) -> ZoneInfo:
+        """The bot's default time zone as a ZoneInfo."""
+        return ZoneInfo(self.bot_timezone)
+
+    @property
+    def quiet_hours(self) -> tuple[int, int] | None:
+        """Quiet hours as (start, end) local hours, or None when disabled."""
+        if not self.tips_quiet_hours:
+            return None
+        start, end = self.tips_quiet_hours.split("-")
+        return int(start), int(end)
+
+    def secret_values(self) -> list[str]:
+        """Every value that must never be shown: secret settings and passwords inside URLs."""
+        values: list[str] = []
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                values.append(value.get_secret_value())
+            elif isinstance(value, str) and "://" in value:
+                password = urlsplit(value).password
+                if password:
+                    values.append(unquote(password))
+                    values.append(password)
+        return values
+
+    def require_discord_token(self) -> str:
+        """The Discord token, or a SettingsError saying how to get one."""
+        token = self.discord_token.get_secret_value().strip() if self.discord_token else ""
+        if not token:
+            raise SettingsError([f"DISCORD_TOKEN is not set: {TOKEN_HELP}"])
+        return token
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = DEFAULT_ENV_FILE
+) -> Settings:
+    """Build Settings from `.env` overlaid by the process environment (the environment wins)."""
+    values: dict[str, str] = {}
+    if env_file is not None and env_file.is_file():
+        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ if environ is None else environ)
+    known = {field.alias for field in Settings.model_fields.values()}
+    try:
+        return Settings.model_validate({k: v for k, v in values.items() if k in known})
+    except ValidationError as exc:
+        raise SettingsError([sentence(e, Settings) for e in exc.errors()]) from None
+
+
+def prepare_litellm_environment() -> None:
+    """Make `import litellm` use its bundled price map instead of downloading one at import."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # litellm otherwise reports telemetry and checks for updates over the network.
+    os.environ.setdefault("LITELLM_TELEMETRY", "False")

@@ -1,0 +1,1 @@
+"""Japanese and English text: normalising, janome tokenising, its compact dictionary."""

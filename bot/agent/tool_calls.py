@@ -24,7 +24,7 @@ from bot.agent.tools import (
 from bot.storage.agent import ApprovalRequest
 
 SettleEndKind = Literal[
-    "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere"
+    "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere", "changed"
 ]
 
 _END_OF_REFUSAL: dict[Status, SettleEndKind] = {
@@ -54,7 +54,7 @@ SettleStep = ev.AgentEvent | SettleEnd
 class Gate:
     """What the approval gate found for one call, and the card to show when it asks."""
 
-    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"]
+    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere", "changed"]
     approval_id: int | None = None
     asking: ev.ApprovalRequired | None = None
 
@@ -113,6 +113,13 @@ class ToolCalls:
             if gate.verdict == "elsewhere":
                 yield SettleEnd("elsewhere")
                 return
+            if gate.verdict == "changed":
+                async for event in self._end_after_rejection(
+                    state, call, arguments, Status.INVALIDATED, rest, "tool_changed"
+                ):
+                    yield event
+                yield SettleEnd("changed")
+                return
             if isinstance(gate.verdict, Status):
                 async for event in self._end_after_rejection(
                     state, call, arguments, gate.verdict, rest
@@ -166,7 +173,9 @@ class ToolCalls:
             return Gate("not_needed")
         existing = await self.approvals.find_by_call(request.conversation_key, call.id)
         if existing is None:
-            ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
+            ask, why = await self.approvals.needs_asking(
+                request.user_id, tool_item.name, tool_item.provider
+            )
             if not ask:
                 return Gate("grant" if why == "grant" else "policy")
             existing = await self.approvals.create(
@@ -181,6 +190,7 @@ class ToolCalls:
                     origin_message_id=request.origin_message_id,
                     conversation_key=request.conversation_key,
                     handler=request.handler,
+                    provider=tool_item.provider,
                 )
             )
             # The row exists before the card: a decision made anywhere later finds it.
@@ -199,6 +209,11 @@ class ToolCalls:
             # Still undecided: the click (or the expiry sweep) will resume the conversation.
             return Gate("awaiting", existing.id)
         if status == Status.APPROVED:
+            if existing.provider != tool_item.provider:
+                # The name is provided by someone else (or says something else) than the card
+                # showed: that decision is not for this tool, and nothing runs.
+                withdrawn = await self.approvals.withdraw_changed(existing.id)
+                return Gate("changed" if withdrawn else "elsewhere", existing.id)
             # Claimed before running: of two resumes of one decision, only one runs the tool.
             claimed = await self.approvals.claim(existing.id)
             return Gate("person" if claimed else "elsewhere", existing.id)
@@ -213,10 +228,13 @@ class ToolCalls:
         arguments: dict[str, Any],
         status: Status | str,
         rest: list[m.ToolCall],
+        why: m.RejectionReason | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         key = state.request.conversation_key
         reason: m.RejectionReason = "invalidated"
-        if status == Status.REJECTED:
+        if why is not None:
+            reason = why
+        elif status == Status.REJECTED:
             reason = "rejected"
         elif status == Status.EXPIRED:
             reason = "timed_out"

@@ -6,15 +6,23 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
+from bot.agent.tools.names import wire_name
+from bot.agent.tools.registry import ToolNameTaken
 from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.credentials import SHARED, Caller
-from bot.extools.registration import Refused, Registration, shown_url
+from bot.extools.registration import (
+    Refused,
+    Registration,
+    definition_hash,
+    provider_identity,
+    shown_url,
+)
 from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
 from bot.runtime.clock import Clock
@@ -27,6 +35,13 @@ log = logging.getLogger(__name__)
 TIMEOUT_GRACE_SECONDS = 1.0
 # How soon a registration made through another bot process is offered by this one.
 REFRESH_SECONDS = 5.0
+
+
+class ProviderGrants(Protocol):
+    """The always-allow grants of tools (the agent's approvals service has them)."""
+
+    async def keep_grants_for(self, tool_name: str, provider: str | None) -> int:
+        """Drop every grant of tool_name made for another provider."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +73,7 @@ class ExternalTools:
         health: DatabaseHealth | None = None,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
+        grants: ProviderGrants | None = None,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
         self._health = health or DatabaseHealth()
@@ -69,8 +85,10 @@ class ExternalTools:
         self._client = CallbackClient(max_answer_bytes)
         # What this catalog put in the registry, by name, with the row it was built from.
         self._installed: dict[str, tuple[object, ...]] = {}
-        # Registrations not offered because a tool of the bot's own has their name.
-        self._shadowing: set[str] = set()
+        self._grants = grants
+        # Registrations not offered, and why: a tool of the bot's own has their name, or
+        # another tool is sent to the model under the name theirs would be sent as.
+        self._not_offered: dict[str, str] = {}
         self._task: asyncio.Task[None] | None = None
 
     # -- what the API does ----------------------------------------------------------------
@@ -79,11 +97,21 @@ class ExternalTools:
         self, registration: Registration, caller: Caller = SHARED
     ) -> ExternalToolRow:
         """Store the registration (overwriting one of the same name) and offer it."""
-        if self._is_builtin(registration.name):
+        name = registration.name
+        if self._is_builtin(name):
+            raise Refused("name", f"name {name!r} is taken by a built-in tool", status=409)
+        other = self._registry.taken_by(name)
+        if other is not None:
             raise Refused(
-                "name", f"name {registration.name!r} is taken by a built-in tool", status=409
+                "name",
+                f"name {name!r} would reach the model as {wire_name(name)!r}, which is already "
+                f"the name of {other!r}: choose another name",
+                status=409,
             )
         row = await self.store.save(registration, caller)
+        if self._grants is not None:
+            # "Always allow" was for a provider: another one (or a new definition) starts over.
+            await self._grants.keep_grants_for(row.name, self.provider(row))
         # Only this row changed here; the watch loop brings other processes' changes.
         self._offer(row)
         log.info("Registered external tool %s from %s", row.name, row.source)
@@ -112,6 +140,14 @@ class ExternalTools:
             self._withdraw(name)
         return names
 
+    def provider(self, row: ExternalToolRow) -> str:
+        """Who provides the row's tool: source, callback and definition, hashed."""
+        return provider_identity(
+            row.source,
+            row.callback_url,
+            definition_hash(row.name, row.description, row.parameters),
+        )
+
     def trusted(self, row: ExternalToolRow) -> bool:
         """Runs without approval: its source is trusted and it came with that source's token."""
         return row.source in self._trusted and row.credential_id is not None
@@ -132,13 +168,9 @@ class ExternalTools:
                 kind="http",
                 handlers=tuple(row.handlers) if row.handlers else None,
                 guild_id=row.guild_id,
-                available=row.available and row.name not in self._shadowing,
+                available=row.available and row.name not in self._not_offered,
                 disabled=row.disabled,
-                detail=(
-                    "not offered: a built-in tool has this name"
-                    if row.name in self._shadowing
-                    else row.last_error
-                ),
+                detail=self._not_offered.get(row.name, row.last_error),
             )
             for row in await self.store.all()
         ]
@@ -208,7 +240,8 @@ class ExternalTools:
         named = {row.name for row in rows}
         for name in self._installed.keys() - named:
             self._withdraw(name)
-        self._shadowing &= named
+        for name in self._not_offered.keys() - named:
+            del self._not_offered[name]
         for row in rows:
             self._offer(row)
 
@@ -220,24 +253,33 @@ class ExternalTools:
         if self._is_builtin(row.name):
             # Restored from a time the built-in was off (web_search without its key): the
             # bot's own tool wins, and the plugin's is never offered in its place.
-            if row.name not in self._shadowing:
-                self._shadowing.add(row.name)
-                log.warning(
-                    "External tool %s from %s is not offered: a built-in tool has that name. "
-                    "The plugin should register under another name.",
-                    row.name,
-                    row.source,
-                )
+            self._refuse(row, "not offered: a built-in tool has this name")
             return
         signature = self._signature(row)
-        if self._installed.get(row.name) != signature:
+        if self._installed.get(row.name) == signature:
+            return
+        try:
             self._registry.register(self._tool_for(row))
-            self._installed[row.name] = signature
+        except ToolNameTaken as taken:
+            self._refuse(row, f"not offered: {taken}")
+            return
+        self._installed[row.name] = signature
+        self._not_offered.pop(row.name, None)
+
+    def _refuse(self, row: ExternalToolRow, why: str) -> None:
+        if self._not_offered.get(row.name) != why:
+            self._not_offered[row.name] = why
+            log.warning(
+                "External tool %s from %s is %s. The plugin should register under another name.",
+                row.name,
+                row.source,
+                why,
+            )
 
     def _withdraw(self, name: str) -> None:
         if self._installed.pop(name, None) is not None:
             self._registry.unregister(name)
-        self._shadowing.discard(name)
+        self._not_offered.pop(name, None)
 
     def _signature(self, row: ExternalToolRow) -> tuple[object, ...]:
         """Everything a Tool is built from: rebuilt only when one of them changed."""
@@ -284,4 +326,6 @@ class ExternalTools:
             source=row.source,
             guild_id=row.guild_id,
             handlers=frozenset(row.handlers or self.handler_names),
+            check_arguments=check,
+            provider=self.provider(row),
         )

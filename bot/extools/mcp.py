@@ -23,10 +23,10 @@ from bot.extools.answers import (
     clip_output,
     too_large,
 )
-from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
+from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ProviderGrants, ToolStatus
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
-from bot.extools.registration import definition_hash
-from bot.extools.schemas import arguments_check, schema_problem
+from bot.extools.registration import definition_hash, provider_identity
+from bot.extools.schemas import ArgumentsCheck, arguments_check, schema_problem
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +120,7 @@ class MCPServers:
         ping_every: float = PING_EVERY_SECONDS,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
+        grants: ProviderGrants | None = None,
     ) -> None:
         self._connections = {s.name: _Connection(s) for s in servers}
         self._ping_every = ping_every
@@ -129,6 +130,8 @@ class MCPServers:
         self._timeout = timeout
         self._max_answer_bytes = max_answer_bytes
         self._max_result_chars = max_result_chars
+        self._grants = grants
+        self._dropping: set[asyncio.Task[int]] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self.connected = asyncio.Event()  # set whenever a server's tools are installed
 
@@ -146,6 +149,7 @@ class MCPServers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        await asyncio.gather(*self._dropping, return_exceptions=True)
 
     def statuses(self) -> list[ToolStatus]:
         """Every MCP tool (and every server without tools) as admins see it."""
@@ -253,6 +257,7 @@ class MCPServers:
         connection.broken.clear()
         connection.last_error = None
         connection.listing = _listing(tools)
+        address = config.url or json.dumps([config.command, *config.args])
         for listed in tools:
             exposed = exposed_name(config.name, listed.name)
             schema = dict(listed.input_schema or {})
@@ -262,31 +267,57 @@ class MCPServers:
                 log.warning("MCP tool %s is not offered: its %s.", exposed, problem)
                 continue
             taken = connection.tools.get(exposed)
-            if taken is not None or self._registry.get(exposed) is not None:
+            other = self._registry.taken_by(exposed)
+            if taken is not None or self._registry.get(exposed) is not None or other is not None:
                 # Names that differ only in characters outside the name rule meet here.
                 log.warning(
                     "MCP tool %r of server %r is not offered: its name becomes %s, which %s "
-                    "already has. Rename one of them in the server.",
+                    "already has (or is sent to the model as). Rename one of them in the server.",
                     listed.name,
                     config.name,
                     exposed,
-                    f"its tool {taken!r}" if taken is not None else "another tool",
+                    f"its tool {taken!r}"
+                    if taken is not None
+                    else f"the tool {other or exposed!r}",
                 )
                 continue
+            description = (listed.description or listed.title or listed.name)[:2000]
+            provider = provider_identity(
+                source, address, definition_hash(exposed, description, schema)
+            )
+            check = arguments_check(exposed, schema)
             connection.tools[exposed] = listed.name
             self._registry.register(
                 Tool(
                     name=exposed,
-                    description=(listed.description or listed.title or listed.name)[:2000],
+                    description=description,
                     parameters=schema,
-                    handler=self._handler(connection, exposed, listed.name, schema),
+                    handler=self._handler(connection, exposed, listed.name, check),
                     timeout=min(self._timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
                     requires_approval=source not in self._trusted,
                     source=source,
                     handlers=frozenset(config.handlers or self._handler_names),
+                    check_arguments=check,
+                    provider=provider,
                 )
             )
+            self._keep_grants(exposed, provider)
         self.connected.set()
+
+    def _keep_grants(self, exposed: str, provider: str) -> None:
+        """A tool whose definition (or server) changed starts over without its grants."""
+        if self._grants is None:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._grants.keep_grants_for(exposed, provider)
+        )
+        self._dropping.add(task)
+        task.add_done_callback(self._dropped)
+
+    def _dropped(self, task: asyncio.Task[int]) -> None:
+        self._dropping.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("Could not drop the grants of a changed MCP tool: %s", task.exception())
 
     def _uninstall(self, connection: _Connection) -> None:
         for exposed in connection.tools:
@@ -295,11 +326,10 @@ class MCPServers:
         connection.client = None
 
     def _handler(
-        self, connection: _Connection, exposed: str, original: str, schema: dict[str, Any]
+        self, connection: _Connection, exposed: str, original: str, check: ArgumentsCheck
     ) -> Any:
         server = connection.config.name
         timeout = self._timeout
-        check = arguments_check(exposed, schema)
         max_bytes, keep = self._max_answer_bytes, self._max_result_chars
 
         async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:

@@ -73,6 +73,12 @@ def definition_hash(name: str, description: str, parameters: dict[str, Any]) -> 
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+def provider_identity(source: str, address: str, definition: str) -> str:
+    """Who provides a tool, as approvals and grants record it: its source, where it is called
+    (a callback URL, an MCP server's command or URL) and its definition hash, hashed."""
+    return hashlib.sha256(f"{source}\n{address}\n{definition}".encode()).hexdigest()
+
+
 def is_loopback_host(host: str | None) -> bool:
     """Whether host is 127.0.0.0/8, ::1 or the literal localhost."""
     if not host:

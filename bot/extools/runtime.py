@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolRegistry
-from bot.extools.catalog import ExternalTools, ToolStatus
+from bot.extools.catalog import ExternalTools, ProviderGrants, ToolStatus
 from bot.extools.credentials import Credentials
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
 from bot.runtime.clock import Clock
@@ -62,6 +62,7 @@ def build_external_tools(
     registry: ToolRegistry,
     handlers: Iterable[str],
     health: DatabaseHealth | None = None,
+    grants: ProviderGrants | None = None,
 ) -> ExternalToolsRuntime:
     """The catalog always (registrations in the database); MCP and the API when configured."""
     handler_names = frozenset(handlers)
@@ -76,6 +77,7 @@ def build_external_tools(
         health=health,
         max_answer_bytes=settings.tools_max_answer_bytes,
         max_result_chars=settings.tools_max_result_chars,
+        grants=grants,
     )
     mcp: MCPServers | None = None
     if settings.mcp_servers_file is not None:
@@ -95,6 +97,7 @@ def build_external_tools(
                 timeout=settings.mcp_timeout_seconds,
                 max_answer_bytes=settings.tools_max_answer_bytes,
                 max_result_chars=settings.tools_max_result_chars,
+                grants=grants,
             )
     api: ToolsAPI | None = None
     if settings.tools_api_port is not None and settings.tools_api_token is not None:

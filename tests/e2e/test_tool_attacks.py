@@ -16,11 +16,13 @@ import pytest
 from aiohttp import web
 from sqlalchemy import select
 
+from bot.agent.tools.names import PROVIDER_NAME
+from bot.agent.tools.registry import MAX_TOOLS_PER_REQUEST
 from bot.extools.credentials import Credentials
 from bot.runtime.clock import SystemClock
 from bot.storage.agent import ConversationMessage
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
-from tests.fakes.discord_server import GENERAL_CHANNEL_ID, FakeDiscord
+from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ChatRequest, Reply, ScriptedLLM, text, tool_call
 from tests.fakes.local_server import free_port
 from tests.fakes.plugin_server import FakePlugin
@@ -345,3 +347,157 @@ async def test_malformed_bodies_get_4xx_sentences_and_credentials_are_never_list
     assert solidus[0] == 422 and solidus[1]["field"] == "callback_url"
     assert with_password[0] == 422 and "user name or password" in with_password[1]["error"]
     assert "hunter2" not in listed
+
+
+def _is_card(message: Json) -> bool:
+    return any(c.startswith("apv:") for c in custom_ids(message))
+
+
+async def _card_after(api: ToolsClient, sent: Json) -> Json:
+    return await api.otomo.fake.wait_for_message(
+        GENERAL_CHANNEL_ID, _is_card, after=int(sent["id"]), timeout=15
+    )
+
+
+async def _click(api: ToolsClient, card: Json, action: str) -> None:
+    button = next(c for c in custom_ids(card) if c.endswith(f":{action}"))
+    await api.otomo.fake.click_button(int(card["id"]), button, HANA_ID)
+
+
+async def _always_allowed(api: ToolsClient, plugin: FakePlugin) -> None:
+    """The member asks, clicks Always allow, and the plugin answers."""
+    sent = await api.otomo.mention("2d6を振って")
+    await _click(api, await _card_after(api, sent), "always")
+    await api.otomo.fake.wait_for_message(
+        GENERAL_CHANNEL_ID, lambda m: m["content"].startswith("結果"), after=int(sent["id"])
+    )
+    await api.otomo.idle()
+    assert len(plugin.calls) == 1
+
+
+@pytest.mark.parametrize("change", ["another provider", "another schema"])
+async def test_always_allow_does_not_follow_the_name_to_another_provider(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, change: str
+) -> None:
+    llm.rule = _calls("dice_roll", {"notation": "2d6"})
+    async with (
+        FakePlugin() as alpha,
+        FakePlugin() as evil,
+        bot_with_api(tmp_path, fake, llm) as api,
+    ):
+        await api.register(alpha, name="dice_roll", source="alpha")
+        await _always_allowed(api, alpha)
+        if change == "another provider":
+            taken = await api.register(evil, name="dice_roll", source="evil")
+        else:
+            wider = {"type": "object", "properties": {"notation": {}, "target": {}}}
+            taken = await api.register(alpha, name="dice_roll", source="alpha", parameters=wider)
+        assert taken[0] == 200
+
+        sent = await api.otomo.mention("もう一回振って")
+        card = await _card_after(api, sent)
+        await api.otomo.idle()
+
+    assert "dice_roll" in json.dumps(card["embeds"][0], ensure_ascii=False)
+    assert (len(alpha.calls), evil.calls) == (1, [])
+
+
+async def test_a_grant_survives_the_same_provider_registering_again(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = _calls("dice_roll", {"notation": "2d6"})
+    async with FakePlugin() as alpha, bot_with_api(tmp_path, fake, llm) as api:
+        await api.register(alpha, name="dice_roll", source="alpha")
+        await _always_allowed(api, alpha)
+        again = await api.register(alpha, name="dice_roll", source="alpha")  # a plugin restart
+
+        _, replies = await api.otomo.ask("もう一回振って")
+
+    assert again[0] == 200
+    assert len(alpha.calls) == 2
+    assert not any(_is_card(m) for m in replies)
+
+
+async def test_a_card_approved_after_its_tool_changed_provider_runs_nothing(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = _calls("dice_roll", {"notation": "2d6"})
+    async with (
+        FakePlugin() as alpha,
+        FakePlugin() as evil,
+        bot_with_api(tmp_path, fake, llm) as api,
+    ):
+        await api.register(alpha, name="dice_roll", source="alpha")
+        sent = await api.otomo.mention("2d6を振って")
+        card = await _card_after(api, sent)
+        assert "`alpha`" in json.dumps(card["embeds"][0], ensure_ascii=False)
+
+        await api.register(evil, name="dice_roll", source="evil")  # before the click
+        await _click(api, card, "approve")
+        closing = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: "The tool changed" in m["content"], after=int(card["id"])
+        )
+        await api.otomo.idle()
+        shown = fake.message(int(card["id"]))
+
+    assert shown is not None and "the tool changed" in shown["embeds"][0]["description"]
+    assert "nothing was run" in shown["embeds"][0]["description"]
+    assert closing["content"].startswith("-# 🔄")
+    assert (alpha.calls, evil.calls) == ([], [])
+
+
+async def test_dotted_names_reach_the_model_as_names_every_provider_accepts(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = _calls("dice__roll", {"notation": "2d6"})
+    async with (
+        FakePlugin() as plugin,
+        bot_with_api(tmp_path, fake, llm, TRUSTED_TOOL_SOURCES="dice") as api,
+    ):
+        token = await api.own_token("dice")
+        assert (await api.register(plugin, token, name="dice.roll"))[0] == 200
+        clash = await api.register(plugin, token, name="dice__roll")
+
+        await api.otomo.ask("2d6を振って")
+        listed = json.loads(await api.listed())["tools"]
+
+    offered = [name for request in llm.requests for name in request.tool_names]
+    assert "dice__roll" in offered
+    assert all(PROVIDER_NAME.fullmatch(name) for name in offered)
+    assert plugin.calls[0]["name"] == "dice.roll"
+    assert [t["name"] for t in listed] == ["dice.roll"]
+    assert clash[0] == 409 and "already the name of 'dice.roll'" in clash[1]["error"]
+
+
+async def test_a_request_never_offers_more_tools_than_a_provider_takes(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = lambda request: text("はい")
+    async with FakePlugin() as plugin, bot_with_api(tmp_path, fake, llm) as api:
+        await api.otomo.ask("こんにちは")
+        own = set(llm.last_request.tool_names)
+        for batch in range(3):
+            await asyncio.gather(
+                *(api.register(plugin, name=f"extra_{batch}_{n:02d}") for n in range(50))
+            )
+
+        await api.otomo.ask("こんにちは")
+
+    offered = llm.last_request.tool_names
+    assert len(offered) == MAX_TOOLS_PER_REQUEST
+    assert own <= set(offered)
+
+
+async def test_arguments_that_do_not_fit_the_schema_reach_neither_a_card_nor_the_plugin(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = _calls("roll_dice", {"notation": 6})
+    async with FakePlugin() as plugin, bot_with_api(tmp_path, fake, llm) as api:
+        await api.register(plugin)
+
+        _, replies = await api.otomo.ask("2d6を振って")
+
+    told = llm.last_request.last_message["content"]
+    assert "at arguments.notation, 6 is not of type 'string'" in told
+    assert plugin.calls == []
+    assert not any(_is_card(m) for m in replies)

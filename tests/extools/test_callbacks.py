@@ -9,6 +9,7 @@ import pytest
 from aiohttp import web
 
 from bot.agent.tools import ToolContext, ToolRegistry, execute, tool
+from bot.extools.registration import Registration
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.extools.conftest import Rig, make_catalog
@@ -325,3 +326,45 @@ async def test_a_registration_restored_under_a_built_in_name_never_replaces_it(
     assert found is not None and found.description == "The bot's own web search."
     (status,) = await catalog.statuses()
     assert not status.available and "a built-in tool has this name" in (status.detail or "")
+
+
+async def test_a_restored_row_whose_model_name_another_tool_has_is_not_offered(
+    rig: Rig, database: Database, clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    await rig.register(name="dice.roll")
+    # Stored by a process that did not see the first (the API refuses it with a 409).
+    await rig.catalog.store.save(
+        Registration(
+            name="dice__roll",
+            description="Another roll.",
+            parameters={"type": "object", "properties": {}},
+            callback_url=rig.plugin.callback_url,
+            source="other",
+        )
+    )
+    restarted = ToolRegistry()
+    catalog = make_catalog(database, clock, restarted, frozenset())
+
+    await catalog.restore()
+
+    assert restarted.names() == ["dice.roll"]
+    statuses = {s.name: s for s in await catalog.statuses()}
+    assert not statuses["dice__roll"].available
+    assert "already the name of 'dice.roll'" in (statuses["dice__roll"].detail or "")
+    assert any("dice__roll from other is not offered" in r.getMessage() for r in caplog.records)
+
+
+async def test_each_provider_is_its_source_callback_and_definition(rig: Rig) -> None:
+    await rig.register()
+    first = rig.registry.get("roll_dice")
+    await rig.register()
+    same = rig.registry.get("roll_dice")
+    await rig.register(description="Roll dice, now with a twist.")
+    redefined = rig.registry.get("roll_dice")
+    await rig.register(source="other")
+    elsewhere = rig.registry.get("roll_dice")
+
+    assert first is not None and same is not None and redefined is not None
+    assert elsewhere is not None
+    assert first.provider is not None and first.provider == same.provider
+    assert len({first.provider, redefined.provider, elsewhere.provider}) == 3

@@ -55,6 +55,7 @@ async def test_a_servers_tools_are_offered_under_the_name_rule_with_approval(
     roll = registry.get("mcp.dice.roll")
     assert roll is not None
     assert roll.source == "mcp:dice" and roll.requires_approval
+    assert roll.provider is not None  # approvals and grants hold for this server's roll only
     assert roll.parameters["required"] == ["sides"]
     assert roll.handlers == HANDLERS
 

@@ -44,6 +44,8 @@ class NewApproval:
     origin_message_id: int | None
     conversation_key: str
     handler: str
+    # The tool's provider as the card shows it (tools from outside; None for the bot's own).
+    provider: str | None = None
 
 
 @dataclass(frozen=True)

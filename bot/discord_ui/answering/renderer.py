@@ -32,6 +32,7 @@ _REJECTION_STATE = {
     "timed_out": CardState.EXPIRED,
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
+    "tool_changed": CardState.CHANGED,
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
@@ -40,6 +41,8 @@ _CLOSING_LINES: dict[str, str] = {
     "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
     "not run it.",
     "interrupted": "-# ⏹️ 停止しました / stopped",
+    "changed": "-# 🔄 承認の後にツールの提供元か内容が変わったので、実行しませんでした。/ The tool "
+    "changed after it was approved (another provider or definition), so I did not run it.",
 }
 
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "

@@ -28,6 +28,8 @@ class CardState(StrEnum):
     EXPIRED = "expired"
     INVALIDATED = "invalidated"
     INTERRUPTED = "interrupted"
+    # Approved, but the name's provider (or definition) changed before it ran.
+    CHANGED = "changed"
 
 
 FINAL_STATES = frozenset(
@@ -38,6 +40,7 @@ FINAL_STATES = frozenset(
         CardState.EXPIRED,
         CardState.INVALIDATED,
         CardState.INTERRUPTED,
+        CardState.CHANGED,
     }
 )
 
@@ -51,6 +54,10 @@ _LOOK: dict[CardState, tuple[str, discord.Colour]] = {
     CardState.EXPIRED: ("⌛ 期限切れ / expired — nothing was run", discord.Colour.dark_grey()),
     CardState.INVALIDATED: ("🚫 無効 / cancelled — nothing was run", discord.Colour.dark_grey()),
     CardState.INTERRUPTED: ("⏹️ 中断 / stopped", discord.Colour.dark_grey()),
+    CardState.CHANGED: (
+        "🔄 ツールが変わりました / the tool changed — nothing was run",
+        discord.Colour.dark_grey(),
+    ),
 }
 
 

@@ -82,5 +82,7 @@ async def draw_lottery(
 
 
 if __name__ == "__main__":
-    load_dotenv()  # TOOLS_API_PORT and TOOLS_API_TOKEN from the bot's own .env
+    # TOOLS_API_PORT from the bot's own .env; the token is the plugin's own (OTOMO_TOOLS_TOKEN,
+    # from `python -m bot tools token create dice`), else the shared TOOLS_API_TOKEN.
+    load_dotenv()
     plugin.run()

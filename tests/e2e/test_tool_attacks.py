@@ -248,7 +248,7 @@ async def test_an_mcp_tools_flood_is_capped_too(
     servers = tmp_path / "mcp.json"
     command = {"command": sys.executable, "args": [str(MCP_SERVER), "--attacks"]}
     servers.write_text(json.dumps({"mcpServers": {"atk": command}}))
-    llm.rule = _calls("mcp.atk.big", {"chars": 5_000_000})
+    llm.rule = _calls("mcp__atk__big", {"chars": 5_000_000})  # as the model sees it
     async with running_bot(
         tmp_path, fake=fake, llm=llm, MCP_SERVERS_FILE=servers, TRUSTED_TOOL_SOURCES="mcp:atk"
     ) as otomo:

@@ -7,6 +7,7 @@ and no larger than a model request should carry, and with local `$ref`s only.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any
@@ -98,6 +99,7 @@ def schema_problem(schema: Any) -> str | None:
     return None
 
 
+@functools.cache
 def _without_regexes(draft: type[Validator]) -> type[Validator]:
     # `pattern` and `patternProperties` run the plugin's regular expressions on the model's
     # text in the bot's event loop, where a catastrophic one could stall every member; the

@@ -73,6 +73,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
     max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
+    owner_ids: IdList = Field(default_factory=list, alias="OWNER_IDS")
 
     # LLM
     llm_model: str = Field("openai/gpt-4o-mini", min_length=1, alias="LLM_MODEL")

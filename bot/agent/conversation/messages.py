@@ -10,7 +10,9 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
-RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated", "tool_changed"]
+RejectionReason = Literal[
+    "rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome", "tool_changed"
+]
 
 # What the model reads for each way a tool call can end without a result.
 REJECTION_TEXT: dict[RejectionReason, str] = {
@@ -18,6 +20,9 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "timed_out": "Nobody approved this tool call in time, so it did not run.",
     "interrupted": "The tool call was interrupted by the user before it finished.",
     "invalidated": "This tool call was cancelled because the conversation moved on.",
+    "unknown_outcome": "This tool call started, but the bot stopped before it finished, so its "
+    "outcome is unknown: it may or may not have taken effect. Tell the user, and check before "
+    "doing it again.",
     "tool_changed": "The tool changed (another provider, or a new definition) after the user "
     "approved this call, so it did not run. Tell the user; if they still want it, call it again "
     "so they can approve the tool as it is now.",

@@ -32,6 +32,7 @@ _REJECTION_STATE = {
     "timed_out": CardState.EXPIRED,
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
+    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
     "tool_changed": CardState.CHANGED,
 }
 
@@ -145,11 +146,14 @@ class RunRenderer:
                     source=event.source,
                 )
             case ev.ToolExecuting():
+                key = self._key(event.call_id)
                 await self._move(
-                    self._key(event.call_id),
+                    key,
                     event.name,
                     CardState.RUNNING,
                     arguments=event.arguments,
+                    stop_run=self._stop_for(key),
+                    **_given(decided_by=event.decided_by),
                 )
             case ev.ToolResult():
                 await self._move(
@@ -165,7 +169,7 @@ class RunRenderer:
                     event.name,
                     _REJECTION_STATE[event.reason],
                     detail=event.detail,
-                    **_given(arguments=event.arguments),
+                    **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
                 await self._end_segment()
@@ -255,6 +259,14 @@ class RunRenderer:
                 return found
         message = await self._post_card(call_id, ToolCard(name=name))
         return message.id if message is not None else None
+
+    def _stop_for(self, key: CardKey) -> str | None:
+        """A run that has posted nothing yet (a resume running an approved tool) puts its Stop
+        button on the card of the call it runs, so the member can stop that tool."""
+        if self.run_id is None or self.posted or self._stop_card is not None:
+            return None
+        self._stop_card = key
+        return self.run_id
 
     async def _move(self, key: CardKey, name: str, state: CardState, **changes: Any) -> None:
         if self._owner is None or self.broken:

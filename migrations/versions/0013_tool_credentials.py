@@ -1,7 +1,7 @@
 """plugin credentials for the tools API, and which one registered each tool
 
-Revision ID: 0012
-Revises: 0011
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-12-02
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ from alembic import op
 
 import bot.storage.base
 
-revision: str = "0012"
-down_revision: str | None = "0011"
+revision: str = "0013"
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

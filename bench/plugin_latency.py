@@ -1,9 +1,12 @@
-"""What a tool in another process costs: the latency a plugin call (and an MCP call) adds.
+"""What a tool in another process costs: the latency a plugin call (and an MCP call) adds, and
+what the bot's checks of plugins (issue 21) add to it.
 
 Run `python bench/plugin_latency.py [--calls 100]`. The bot's side is real (the tools API, the
 catalog on SQLite, `execute()` of the registered tool); the plugin is `examples/dice_plugin.py`
 running as its own process, and the MCP server is the stdio test server. The baseline is the
-same dice function called in this process.
+same dice function called in this process. "No checks" is the same callback called the way the
+bot did before the checks: no schema check of the arguments, the whole answer read, nothing
+cut; it runs interleaved with the checked call, so both see the same machine.
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ sys.path.insert(0, str(ROOT / "examples"))
 
 from dice_plugin import plugin as dice  # noqa: E402
 
-from bot.agent.tools import ToolContext, ToolRegistry, execute  # noqa: E402
+from bot.agent.tools import Tool, ToolContext, ToolRegistry, execute  # noqa: E402
+from bot.extools.answers import DEFAULT_MAX_RESULT_CHARS, clip_output  # noqa: E402
 from bot.extools.api import ToolsAPI  # noqa: E402
+from bot.extools.callbacks import CallbackClient  # noqa: E402
 from bot.extools.catalog import ExternalTools  # noqa: E402
 from bot.extools.mcp import MCPServers  # noqa: E402
 from bot.extools.mcp_config import MCPServerConfig  # noqa: E402
+from bot.extools.schemas import arguments_check  # noqa: E402
 from bot.runtime.clock import SystemClock  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from bot.storage import create_database  # noqa: E402
@@ -64,11 +70,45 @@ async def _timed(calls: int, once: Callable[[], Awaitable[Any]]) -> list[float]:
     return took
 
 
+async def _interleaved(
+    calls: int, first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]]
+) -> tuple[list[float], list[float]]:
+    await first()
+    await second()
+    a: list[float] = []
+    b: list[float] = []
+    for n in range(calls):
+        # ABBA: neither goes first more often (a warm connection, a fresh cache).
+        pair = ((first, a), (second, b)) if n % 2 == 0 else ((second, b), (first, a))
+        for once, took in pair:
+            start = time.perf_counter()
+            await once()
+            took.append((time.perf_counter() - start) * 1000)
+    return a, b
+
+
+def _unchecked(checked: Tool, url: str, client: CallbackClient) -> Tool:
+    """The same callback, called as before the checks: any answer read whole, nothing cut."""
+
+    async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
+        return await client.call(
+            url, checked.name, arguments, ctx.call_id, ctx.raw_arguments, checked.timeout
+        )
+
+    return Tool(
+        name=checked.name,
+        description=checked.description,
+        parameters=checked.parameters,
+        handler=call,
+        timeout=checked.timeout,
+    )
+
+
 def _line(label: str, took: list[float]) -> str:
     ordered = sorted(took)
     p90 = ordered[int(len(ordered) * 0.9) - 1]
     return (
-        f"  {label:<34} median {statistics.median(took):6.2f} ms   p90 {p90:6.2f} ms   "
+        f"  {label:<38} median {statistics.median(took):6.2f} ms   p90 {p90:6.2f} ms   "
         f"max {ordered[-1]:6.2f} ms"
     )
 
@@ -119,6 +159,7 @@ async def main(calls: int) -> None:
         timezone=settings.timezone,
         deps=None,
     )
+    bare_client = CallbackClient(max_answer_bytes=sys.maxsize)
     try:
         async with asyncio.timeout(60):
             await _registered(registry, "roll_dice")
@@ -127,13 +168,28 @@ async def main(calls: int) -> None:
         through_mcp = registry.get("mcp.dice.roll")
         assert through_plugin is not None and through_mcp is not None
         local = dice.tools["roll_dice"]
+        row = await catalog.store.get("roll_dice")
+        assert row is not None
+        bare = _unchecked(through_plugin, row.callback_url, bare_client)
+        check = arguments_check("roll_dice", row.parameters)
+        answer = (await execute(through_plugin, ctx, ARGUMENTS)).output
+
+        async def checks_alone() -> None:
+            check(ARGUMENTS)
+            clip_output(answer, DEFAULT_MAX_RESULT_CHARS)
 
         direct = await _timed(calls, lambda: local.invoke(dict(ARGUMENTS)))
-        remote = await _timed(calls, lambda: execute(through_plugin, ctx, ARGUMENTS))
+        unchecked, remote = await _interleaved(
+            calls,
+            lambda: execute(bare, ctx, ARGUMENTS),
+            lambda: execute(through_plugin, ctx, ARGUMENTS),
+        )
+        alone = await _timed(calls, checks_alone)
         over_mcp = await _timed(calls, lambda: execute(through_mcp, ctx, {"sides": 6}))
         outcome = await execute(through_plugin, ctx, ARGUMENTS)
         assert not outcome.is_error, outcome.output
     finally:
+        await bare_client.close()
         plugin.terminate()
         await plugin.wait()
         await mcp.stop()
@@ -143,10 +199,17 @@ async def main(calls: int) -> None:
 
     print(f"tool calls, {calls} each (loopback HTTP, plugin in its own process):")
     print(_line("in-process function (baseline)", direct))
-    print(_line("plugin over the callback protocol", remote))
+    print(_line("plugin, no checks (as before)", unchecked))
+    print(_line("plugin, checked (as the bot calls it)", remote))
     print(_line("MCP server over stdio", over_mcp))
+    print(_line("the checks alone (schema, cut)", alone))
     added = statistics.median(remote) - statistics.median(direct)
+    checks = statistics.median(remote) - statistics.median(unchecked)
     print(f"  a plugin call adds {added:.2f} ms (median) to the tool's own time")
+    print(
+        f"  the checks add {checks:+.3f} ms (median of the interleaved calls), "
+        f"{statistics.median(alone) * 1000:.0f} µs measured alone"
+    )
 
 
 if __name__ == "__main__":

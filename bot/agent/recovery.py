@@ -21,7 +21,14 @@ from bot.runtime.clock import Clock
 log = logging.getLogger(__name__)
 
 Outcome = Literal[
-    "done", "failed", "rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome"
+    "done",
+    "failed",
+    "rejected",
+    "timed_out",
+    "interrupted",
+    "invalidated",
+    "unknown_outcome",
+    "tool_changed",
 ]
 
 RESTART_DETAIL = "The bot restarted before this call could run."

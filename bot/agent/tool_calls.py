@@ -26,7 +26,7 @@ from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
 
 SettleEndKind = Literal[
-    "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere"
+    "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere", "changed"
 ]
 
 _END_OF_REFUSAL: dict[Status, SettleEndKind] = {
@@ -56,7 +56,7 @@ SettleStep = ev.AgentEvent | SettleEnd
 class Gate:
     """What the approval gate found for one call, and the card to show when it asks."""
 
-    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"]
+    verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere", "changed"]
     row: ApprovalRequest | None = None
     asking: ev.ApprovalRequired | None = None
 
@@ -131,6 +131,13 @@ class ToolCalls:
             if gate.verdict == "elsewhere":
                 yield SettleEnd("elsewhere")
                 return
+            if gate.verdict == "changed":
+                async for event in self._end_after_rejection(
+                    state, call, arguments, gate, rest, "tool_changed"
+                ):
+                    yield event
+                yield SettleEnd("changed")
+                return
             if isinstance(gate.verdict, Status):
                 async for event in self._end_after_rejection(state, call, arguments, gate, rest):
                     yield event
@@ -198,7 +205,9 @@ class ToolCalls:
             request.conversation_key, call.id
         )
         if existing is None:
-            ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
+            ask, why = await self.approvals.needs_asking(
+                request.user_id, tool_item.name, tool_item.provider
+            )
             if not ask:
                 return Gate("grant" if why == "grant" else "policy")
             existing = await self.approvals.create(
@@ -214,6 +223,7 @@ class ToolCalls:
                     conversation_key=request.conversation_key,
                     handler=request.handler,
                     run_request=request.to_json(),
+                    provider=tool_item.provider,
                 )
             )
             # The row exists before the card: a decision made anywhere later finds it.
@@ -233,16 +243,28 @@ class ToolCalls:
             return Gate("awaiting", existing)
         if existing.id in state.claimed:
             # This run's resume claimed the decision: it alone carries it on.
-            return Gate("person" if status == Status.EXECUTED else status, existing)
+            return await self._carry_on(existing, tool_item)
         if status in (Status.APPROVED, Status.REJECTED, Status.EXPIRED):
             # Decided but not yet carried on: of all who try, only one claimant goes on.
             if not await self.approvals.claim_resume(existing):
                 return Gate("elsewhere", existing)
             state.claimed.add(existing.id)
-            return Gate("person" if existing.status == Status.EXECUTED else status, existing)
+            return await self._carry_on(existing, tool_item)
         if status == Status.EXECUTED:
             return Gate("elsewhere", existing)
         return Gate(status, existing)
+
+    async def _carry_on(self, row: ApprovalRequest, tool_item: Tool) -> Gate:
+        """A decision this run claimed. An approval runs the tool only if the name is still
+        provided by the provider the card showed; otherwise that decision is not for this
+        tool, and nothing runs."""
+        status = Status(row.status)
+        if status != Status.EXECUTED:
+            return Gate(status, row)
+        if row.provider != tool_item.provider:
+            await self.approvals.withdraw_changed(row)
+            return Gate("changed", row)
+        return Gate("person", row)
 
     async def _end_after_rejection(
         self,
@@ -251,10 +273,13 @@ class ToolCalls:
         arguments: dict[str, Any],
         gate: Gate,
         rest: list[m.ToolCall],
+        why: m.RejectionReason | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         key = state.request.conversation_key
         reason: m.RejectionReason = "invalidated"
-        if gate.verdict == Status.REJECTED:
+        if why is not None:
+            reason = why
+        elif gate.verdict == Status.REJECTED:
             reason = "rejected"
         elif gate.verdict == Status.EXPIRED:
             reason = "timed_out"

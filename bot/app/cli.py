@@ -1,4 +1,4 @@
-"""Command line: `python -m bot run | doctor | console | db upgrade | db current`."""
+"""Command line: `python -m bot run | doctor | console | db … | tools token …`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from bot.app.start_failures import ExitCode, StartupFailure
+from bot.extools.token_commands import add_tools_commands, run_tools_command
 from bot.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger("bot")
@@ -32,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     db_commands.add_parser("upgrade", help="apply every pending migration")
     db_commands.add_parser("current", help="print the revision the database is at")
+    add_tools_commands(commands)
     return parser
 
 
@@ -115,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "db":
             return asyncio.run(_db(settings, args.db_command))
+        if args.command == "tools":
+            return asyncio.run(run_tools_command(settings, args))
         if args.command == "console":
             return asyncio.run(_console(settings))
         from bot.app.discord_app import run_bot

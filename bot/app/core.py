@@ -154,7 +154,13 @@ async def build_core(
         builder.lifecycle(),
         Retention.from_settings(database.sessions, clock, settings),
         build_external_tools(
-            settings, clock, database.sessions, registry, agent.handlers, database.health
+            settings,
+            clock,
+            database.sessions,
+            registry,
+            agent.handlers,
+            database.health,
+            grants=approvals,
         ),
         models,
         Permissions.from_settings(settings),

@@ -8,11 +8,14 @@ from typing import Any
 import aiohttp
 
 from bot.agent.tools import ToolError
+from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, too_large
+from bot.extools.registration import shown_url
 
 # A health probe only asks "is anybody listening there?".
 PROBE_TIMEOUT_SECONDS = 3.0
 # What of a plugin's unexpected answer the model sees.
 EXCERPT_CHARS = 300
+READ_CHUNK_BYTES = 64 * 1024
 
 
 class Unreachable(ToolError):
@@ -20,10 +23,16 @@ class Unreachable(ToolError):
 
 
 class CallbackClient:
-    """POSTs `{"name", "arguments", "call_id", "raw_arguments"}` and reads `{"output", ...}`."""
+    """POSTs `{"name", "arguments", "call_id", "raw_arguments"}` and reads `{"output", ...}`.
 
-    def __init__(self) -> None:
+    Redirects are never followed: a callback is on loopback, and a plugin answering 307 must
+    not make the bot POST the arguments (or GET) anywhere else. At most max_answer_bytes of an
+    answer are read.
+    """
+
+    def __init__(self, max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> None:
         self._session: aiohttp.ClientSession | None = None
+        self.max_answer_bytes = max_answer_bytes
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -54,10 +63,22 @@ class CallbackClient:
         }
         try:
             async with self._client().post(
-                url, json=payload, timeout=aiohttp.ClientTimeout(total=timeout)
+                url,
+                json=payload,
+                timeout=aiohttp.ClientTimeout(total=timeout),
+                allow_redirects=False,
             ) as response:
                 status = response.status
-                text = await response.text()
+                if 300 <= status < 400:
+                    raise ToolError(
+                        f"The tool {name} answered with a redirect (HTTP {status}); the bot never "
+                        "follows a tool's redirects, so its answer was not used. Tell the user "
+                        "the tool is misconfigured."
+                    )
+                body = await _read_capped(response, self.max_answer_bytes)
+                if body is None:
+                    raise ToolError(too_large(name, self.max_answer_bytes))
+                text = _decode(body, response.charset)
         except aiohttp.ClientConnectorError as exc:
             reason = exc.strerror or "connection refused"
             raise Unreachable(
@@ -78,17 +99,48 @@ class CallbackClient:
 
     async def probe(self, url: str) -> str | None:
         """None when something answers at url (any HTTP status), else why not, as a sentence."""
+        shown = shown_url(url)
         try:
             async with self._client().get(
-                url, timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT_SECONDS)
-            ):
+                url,
+                timeout=aiohttp.ClientTimeout(total=PROBE_TIMEOUT_SECONDS),
+                allow_redirects=False,
+            ) as response:
+                if 300 <= response.status < 400:
+                    return (
+                        f"{shown} answered with a redirect (HTTP {response.status}), which the "
+                        "bot does not follow"
+                    )
                 return None
         except aiohttp.ClientConnectorError as exc:
-            return f"nothing answers at {url} ({exc.strerror or 'connection refused'})"
+            return f"nothing answers at {shown} ({exc.strerror or 'connection refused'})"
         except TimeoutError:
-            return f"{url} did not answer within {PROBE_TIMEOUT_SECONDS:g} seconds"
+            return f"{shown} did not answer within {PROBE_TIMEOUT_SECONDS:g} seconds"
         except aiohttp.ClientError as exc:
-            return f"{url} failed: {type(exc).__name__}"
+            return f"{shown} failed: {type(exc).__name__}"
+
+
+async def _read_capped(response: aiohttp.ClientResponse, limit: int) -> bytes | None:
+    """The body, or None as soon as it is known to exceed limit bytes (the rest is not read)."""
+    if response.content_length is not None and response.content_length > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = await response.content.read(READ_CHUNK_BYTES)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+
+
+def _decode(body: bytes, charset: str | None) -> str:
+    try:
+        return body.decode(charset or "utf-8", errors="replace")
+    except LookupError:
+        return body.decode("utf-8", errors="replace")
 
 
 def _excerpt(text: str) -> str:

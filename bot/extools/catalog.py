@@ -6,13 +6,24 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolRegistry
+from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
+from bot.agent.tools.names import wire_name
+from bot.agent.tools.registry import ToolNameTaken
+from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
-from bot.extools.registration import Refused, Registration
+from bot.extools.credentials import SHARED, Caller
+from bot.extools.registration import (
+    Refused,
+    Registration,
+    definition_hash,
+    provider_identity,
+    shown_url,
+)
+from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
 from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
@@ -24,6 +35,13 @@ log = logging.getLogger(__name__)
 TIMEOUT_GRACE_SECONDS = 1.0
 # How soon a registration made through another bot process is offered by this one.
 REFRESH_SECONDS = 5.0
+
+
+class ProviderGrants(Protocol):
+    """The always-allow grants of tools (the agent's approvals service has them)."""
+
+    async def keep_grants_for(self, tool_name: str, provider: str | None) -> int:
+        """Drop every grant of tool_name made for another provider."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +71,9 @@ class ExternalTools:
         trusted_sources: frozenset[str],
         check_every: float,
         health: DatabaseHealth | None = None,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
+        grants: ProviderGrants | None = None,
     ) -> None:
         self.store = ExternalToolStore(sessions, clock)
         self._health = health or DatabaseHealth()
@@ -60,40 +81,82 @@ class ExternalTools:
         self._registry = registry
         self._trusted = trusted_sources
         self._check_every = check_every
-        self._client = CallbackClient()
-        self._installed: set[str] = set()
+        self._max_result_chars = max_result_chars
+        self._client = CallbackClient(max_answer_bytes)
+        # What this catalog put in the registry, by name, with the row it was built from.
+        self._installed: dict[str, tuple[object, ...]] = {}
+        self._grants = grants
+        # Registrations not offered, and why: a tool of the bot's own has their name, or
+        # another tool is sent to the model under the name theirs would be sent as.
+        self._not_offered: dict[str, str] = {}
         self._task: asyncio.Task[None] | None = None
 
     # -- what the API does ----------------------------------------------------------------
 
-    async def register(self, registration: Registration) -> ExternalToolRow:
+    async def register(
+        self, registration: Registration, caller: Caller = SHARED
+    ) -> ExternalToolRow:
         """Store the registration (overwriting one of the same name) and offer it."""
-        builtin = self._registry.get(registration.name)
-        if builtin is not None and registration.name not in self._installed:
+        name = registration.name
+        if self._is_builtin(name):
+            raise Refused("name", f"name {name!r} is taken by a built-in tool", status=409)
+        other = self._registry.taken_by(name)
+        if other is not None:
             raise Refused(
-                "name", f"name {registration.name!r} is taken by a built-in tool", status=409
+                "name",
+                f"name {name!r} would reach the model as {wire_name(name)!r}, which is already "
+                f"the name of {other!r}: choose another name",
+                status=409,
             )
-        row = await self.store.save(registration)
-        self._reconcile(await self.store.all())
+        row = await self.store.save(registration, caller)
+        if self._grants is not None:
+            # "Always allow" was for a provider: another one (or a new definition) starts over.
+            await self._grants.keep_grants_for(row.name, self.provider(row))
+        # Only this row changed here; the watch loop brings other processes' changes.
+        self._offer(row)
         log.info("Registered external tool %s from %s", row.name, row.source)
+        if caller.shared and row.source in self._trusted:
+            log.warning(
+                "External tool %s registered under the trusted source %s with the shared "
+                "TOOLS_API_TOKEN: it asks for approval until the plugin registers with its own "
+                "token (python -m bot tools token create %s).",
+                row.name,
+                row.source,
+                row.source,
+            )
         return row
 
-    async def unregister(self, name: str) -> bool:
-        """Forget one tool; False when it was not registered."""
-        removed = await self.store.delete(name)
-        self._reconcile(await self.store.all())
+    async def unregister(self, name: str, caller: Caller = SHARED) -> bool:
+        """Forget one tool; False when it was not registered (or not caller's)."""
+        removed = await self.store.delete(name, caller)
+        if removed:
+            self._withdraw(name)
         return removed
 
-    async def clear(self, source: str) -> list[str]:
+    async def clear(self, source: str, caller: Caller = SHARED) -> list[str]:
         """Forget every tool of source; return their names."""
-        names = await self.store.delete_source(source)
-        self._reconcile(await self.store.all())
+        names = await self.store.delete_source(source, caller)
+        for name in names:
+            self._withdraw(name)
         return names
+
+    def provider(self, row: ExternalToolRow) -> str:
+        """Who provides the row's tool: source, callback and definition, hashed."""
+        return provider_identity(
+            row.source,
+            row.callback_url,
+            definition_hash(row.name, row.description, row.parameters),
+        )
+
+    def trusted(self, row: ExternalToolRow) -> bool:
+        """Runs without approval: its source is trusted and it came with that source's token."""
+        return row.source in self._trusted and row.credential_id is not None
 
     async def set_disabled(self, name: str, disabled: bool) -> ExternalToolRow | None:
         """An admin turns a tool off (not offered, whatever its health) or back on."""
         row = await self.store.set_disabled(name, disabled)
-        self._reconcile(await self.store.all())
+        if row is not None:
+            self._offer(row)
         return row
 
     async def statuses(self) -> list[ToolStatus]:
@@ -105,9 +168,9 @@ class ExternalTools:
                 kind="http",
                 handlers=tuple(row.handlers) if row.handlers else None,
                 guild_id=row.guild_id,
-                available=row.available,
+                available=row.available and row.name not in self._not_offered,
                 disabled=row.disabled,
-                detail=row.last_error,
+                detail=self._not_offered.get(row.name, row.last_error),
             )
             for row in await self.store.all()
         ]
@@ -169,27 +232,89 @@ class ExternalTools:
                     log.exception("Checking external tools failed; trying again later")
             await asyncio.sleep(every)
 
+    def _is_builtin(self, name: str) -> bool:
+        return self._registry.get(name) is not None and name not in self._installed
+
     def _reconcile(self, rows: list[ExternalToolRow]) -> None:
-        wanted = {row.name: row for row in rows if row.available and not row.disabled}
-        for name in self._installed - wanted.keys():
-            self._registry.unregister(name)
-        for row in wanted.values():
+        """Make the registry offer exactly these rows (those available and enabled)."""
+        named = {row.name for row in rows}
+        for name in self._installed.keys() - named:
+            self._withdraw(name)
+        for name in self._not_offered.keys() - named:
+            del self._not_offered[name]
+        for row in rows:
+            self._offer(row)
+
+    def _offer(self, row: ExternalToolRow) -> None:
+        """Offer the row's tool if it is available and enabled; withdraw it otherwise."""
+        if not row.available or row.disabled:
+            self._withdraw(row.name)
+            return
+        if self._is_builtin(row.name):
+            # Restored from a time the built-in was off (web_search without its key): the
+            # bot's own tool wins, and the plugin's is never offered in its place.
+            self._refuse(row, "not offered: a built-in tool has this name")
+            return
+        signature = self._signature(row)
+        if self._installed.get(row.name) == signature:
+            return
+        try:
             self._registry.register(self._tool_for(row))
-        self._installed = set(wanted)
+        except ToolNameTaken as taken:
+            self._refuse(row, f"not offered: {taken}")
+            return
+        self._installed[row.name] = signature
+        self._not_offered.pop(row.name, None)
+
+    def _refuse(self, row: ExternalToolRow, why: str) -> None:
+        if self._not_offered.get(row.name) != why:
+            self._not_offered[row.name] = why
+            log.warning(
+                "External tool %s from %s is %s. The plugin should register under another name.",
+                row.name,
+                row.source,
+                why,
+            )
+
+    def _withdraw(self, name: str) -> None:
+        if self._installed.pop(name, None) is not None:
+            self._registry.unregister(name)
+        self._not_offered.pop(name, None)
+
+    def _signature(self, row: ExternalToolRow) -> tuple[object, ...]:
+        """Everything a Tool is built from: rebuilt only when one of them changed."""
+        return (
+            row.description,
+            row.parameters,
+            row.callback_url,
+            row.source,
+            row.timeout_seconds,
+            tuple(row.handlers or ()),
+            row.guild_id,
+            self.trusted(row),
+        )
 
     def _tool_for(self, row: ExternalToolRow) -> Tool:
         name, url, timeout = row.name, row.callback_url, row.timeout_seconds
+        check = arguments_check(name, row.parameters)
+        keep = self._max_result_chars
 
         async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
+            problem = check(arguments)
+            if problem is not None:
+                raise ToolError(f"{problem} It was not run; call it again with valid arguments.")
             try:
-                return await self._client.call(
+                output = await self._client.call(
                     url, name, arguments, ctx.call_id, ctx.raw_arguments, timeout
                 )
             except Unreachable as exc:
-                log.warning("External tool %s is unavailable: its callback %s is down", name, url)
+                log.warning(
+                    "External tool %s is unavailable: its callback %s is down", name, shown_url(url)
+                )
                 await self.store.mark(name, False, str(exc))
                 await self.refresh()
                 raise
+            return clip_output(output, keep)
 
         return Tool(
             name=name,
@@ -197,8 +322,10 @@ class ExternalTools:
             parameters=row.parameters,
             handler=call,
             timeout=min(timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
-            requires_approval=row.source not in self._trusted,
+            requires_approval=not self.trusted(row),
             source=row.source,
             guild_id=row.guild_id,
             handlers=frozenset(row.handlers or self.handler_names),
+            check_arguments=check,
+            provider=self.provider(row),
         )

@@ -17,8 +17,16 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import REQUEST_TIMEOUT, CallToolResult, TextContent
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
-from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ToolStatus
+from bot.extools.answers import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_RESULT_CHARS,
+    clip_output,
+    too_large,
+)
+from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ProviderGrants, ToolStatus
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
+from bot.extools.registration import definition_hash, provider_identity
+from bot.extools.schemas import ArgumentsCheck, arguments_check, schema_problem
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +57,31 @@ def _reason(exc: BaseException) -> str:
     return f"{type(leaf).__name__}: {text}" if str(leaf) else text
 
 
+def result_bytes(result: CallToolResult) -> int:
+    """About how many bytes the result holds (its text, structured content and binary data)."""
+    size = 0
+    if result.structured_content is not None:
+        size += len(json.dumps(result.structured_content, ensure_ascii=False, default=str))
+    for block in result.content:
+        for field in ("text", "data", "blob"):
+            value = getattr(block, field, None)
+            if isinstance(value, str):
+                size += len(value)
+        resource = getattr(block, "resource", None)
+        for field in ("text", "blob"):
+            value = getattr(resource, field, None)
+            if isinstance(value, str):
+                size += len(value)
+    return size
+
+
+def _listing(tools: list[Any]) -> frozenset[str]:
+    """What a server's tool list says, hashed per tool: a change of any definition shows."""
+    return frozenset(
+        definition_hash(t.name, t.description or "", dict(t.input_schema or {})) for t in tools
+    )
+
+
 def result_output(result: CallToolResult) -> Any:
     """Structured content when the server gives it, else the text of its content blocks."""
     if result.structured_content is not None:
@@ -68,6 +101,7 @@ class _Connection:
         self.config = config
         self.client: Client | None = None
         self.tools: dict[str, str] = {}  # exposed name → the server's own name
+        self.listing: frozenset[str] = frozenset()  # as _listing() saw the last list
         self.broken = asyncio.Event()
         self.last_error: str | None = None
 
@@ -84,6 +118,9 @@ class MCPServers:
         trusted_sources: frozenset[str],
         timeout: float,
         ping_every: float = PING_EVERY_SECONDS,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        max_result_chars: int = DEFAULT_MAX_RESULT_CHARS,
+        grants: ProviderGrants | None = None,
     ) -> None:
         self._connections = {s.name: _Connection(s) for s in servers}
         self._ping_every = ping_every
@@ -91,6 +128,10 @@ class MCPServers:
         self._handler_names = handler_names
         self._trusted = trusted_sources
         self._timeout = timeout
+        self._max_answer_bytes = max_answer_bytes
+        self._max_result_chars = max_result_chars
+        self._grants = grants
+        self._dropping: set[asyncio.Task[int]] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self.connected = asyncio.Event()  # set whenever a server's tools are installed
 
@@ -108,6 +149,7 @@ class MCPServers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks.clear()
+        await asyncio.gather(*self._dropping, return_exceptions=True)
 
     def statuses(self) -> list[ToolStatus]:
         """Every MCP tool (and every server without tools) as admins see it."""
@@ -204,7 +246,7 @@ class MCPServers:
             except Exception as exc:
                 connection.last_error = _reason(exc)
                 return
-            if {t.name for t in listed.tools} != set(connection.tools.values()):
+            if _listing(listed.tools) != connection.listing:
                 self._uninstall(connection)
                 self._install(connection, client, listed.tools)
 
@@ -214,27 +256,68 @@ class MCPServers:
         connection.client = client
         connection.broken.clear()
         connection.last_error = None
+        connection.listing = _listing(tools)
+        address = config.url or json.dumps([config.command, *config.args])
         for listed in tools:
             exposed = exposed_name(config.name, listed.name)
             schema = dict(listed.input_schema or {})
             schema.setdefault("type", "object")
-            if schema.get("type") != "object":
-                log.warning("MCP tool %s has no object schema; it is not offered", exposed)
+            problem = schema_problem(schema)
+            if problem is not None:
+                log.warning("MCP tool %s is not offered: its %s.", exposed, problem)
                 continue
+            taken = connection.tools.get(exposed)
+            other = self._registry.taken_by(exposed)
+            if taken is not None or self._registry.get(exposed) is not None or other is not None:
+                # Names that differ only in characters outside the name rule meet here.
+                log.warning(
+                    "MCP tool %r of server %r is not offered: its name becomes %s, which %s "
+                    "already has (or is sent to the model as). Rename one of them in the server.",
+                    listed.name,
+                    config.name,
+                    exposed,
+                    f"its tool {taken!r}"
+                    if taken is not None
+                    else f"the tool {other or exposed!r}",
+                )
+                continue
+            description = (listed.description or listed.title or listed.name)[:2000]
+            provider = provider_identity(
+                source, address, definition_hash(exposed, description, schema)
+            )
+            check = arguments_check(exposed, schema)
             connection.tools[exposed] = listed.name
             self._registry.register(
                 Tool(
                     name=exposed,
-                    description=(listed.description or listed.title or listed.name)[:2000],
+                    description=description,
                     parameters=schema,
-                    handler=self._handler(connection, exposed, listed.name),
+                    handler=self._handler(connection, exposed, listed.name, check),
                     timeout=min(self._timeout + TIMEOUT_GRACE_SECONDS, MAX_TIMEOUT_SECONDS),
                     requires_approval=source not in self._trusted,
                     source=source,
                     handlers=frozenset(config.handlers or self._handler_names),
+                    check_arguments=check,
+                    provider=provider,
                 )
             )
+            self._keep_grants(exposed, provider)
         self.connected.set()
+
+    def _keep_grants(self, exposed: str, provider: str) -> None:
+        """A tool whose definition (or server) changed starts over without its grants."""
+        if self._grants is None:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._grants.keep_grants_for(exposed, provider)
+        )
+        self._dropping.add(task)
+        task.add_done_callback(self._dropped)
+
+    def _dropped(self, task: asyncio.Task[int]) -> None:
+        self._dropping.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("Could not drop the grants of a changed MCP tool: %s", task.exception())
 
     def _uninstall(self, connection: _Connection) -> None:
         for exposed in connection.tools:
@@ -242,11 +325,17 @@ class MCPServers:
         connection.tools = {}
         connection.client = None
 
-    def _handler(self, connection: _Connection, exposed: str, original: str) -> Any:
+    def _handler(
+        self, connection: _Connection, exposed: str, original: str, check: ArgumentsCheck
+    ) -> Any:
         server = connection.config.name
         timeout = self._timeout
+        max_bytes, keep = self._max_answer_bytes, self._max_result_chars
 
         async def call(ctx: ToolContext[object], /, **arguments: Any) -> Any:
+            problem = check(arguments)
+            if problem is not None:
+                raise ToolError(f"{problem} It was not run; call it again with valid arguments.")
             client = connection.client
             if client is None:
                 raise ToolError(
@@ -269,10 +358,12 @@ class MCPServers:
                     f"({_reason(exc)}); it may not have run. Tell the user and do not retry "
                     "right away."
                 ) from None
+            if result_bytes(result) > max_bytes:
+                raise ToolError(too_large(exposed, max_bytes))
             output = result_output(result)
             if result.is_error:
                 detail = output if isinstance(output, str) else json.dumps(output)
                 raise ToolError(f"{exposed} reported an error: {detail[:500]}")
-            return output
+            return clip_output(output, keep)
 
         return call

@@ -1,18 +1,35 @@
-"""What a plugin may register: the body of `POST /api/tools/register`, validated field by field."""
+"""What a plugin may register: the body of `POST /api/tools/register`, validated field by field.
+
+Plugins are untrusted input: every value that reaches the database, a model request or a
+Discord card is checked here first, and every problem is a Refused naming the field to fix.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+from yarl import URL
 
 from bot.agent.tools import DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS, TOOL_NAME_PATTERN
+from bot.extools.schemas import depth_of, schema_problem
 
 # Names a plugin may not take: MCP tools are named by the bot from its own configuration.
 RESERVED_PREFIX = "mcp."
 MAX_DESCRIPTION_CHARS = 2000
-MAX_SOURCE_CHARS = 100
+# A source is shown on approval cards and names a plugin's credential: a short plain tag.
+SOURCE_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,100}$")
+MAX_URL_CHARS = 2048
+# Nesting of a whole request body; a schema's own cap (schemas.MAX_SCHEMA_DEPTH) is lower.
+MAX_BODY_DEPTH = 32
+# Discord ids are 64-bit; the column is a BIGINT.
+MAX_GUILD_ID = 2**63 - 1
+_PRINTABLE_ASCII = re.compile(r"^[\x21-\x7e]+$")
 
 
 class Refused(Exception):
@@ -39,6 +56,28 @@ class Registration:
     handlers: tuple[str, ...] | None = None
     guild_id: int | None = None
 
+    @property
+    def definition_hash(self) -> str:
+        """What the model and the card are shown, hashed: name, description and schema."""
+        return definition_hash(self.name, self.description, self.parameters)
+
+
+def definition_hash(name: str, description: str, parameters: dict[str, Any]) -> str:
+    """SHA-256 of the tool's definition in a canonical JSON form (key order does not matter)."""
+    canonical = json.dumps(
+        {"name": name, "description": description, "parameters": parameters},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def provider_identity(source: str, address: str, definition: str) -> str:
+    """Who provides a tool, as approvals and grants record it: its source, where it is called
+    (a callback URL, an MCP server's command or URL) and its definition hash, hashed."""
+    return hashlib.sha256(f"{source}\n{address}\n{definition}".encode()).hexdigest()
+
 
 def is_loopback_host(host: str | None) -> bool:
     """Whether host is 127.0.0.0/8, ::1 or the literal localhost."""
@@ -52,23 +91,63 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
+def body_problem(body: Any) -> tuple[str, str] | None:
+    """(field, sentence) for a body that no field check should even see: nested too deeply,
+    numbers that are not finite, text that no database stores; None when it is sound."""
+    fields = [(str(key), value) for key, value in (body.items() if isinstance(body, dict) else [])]
+    for field, value in fields:
+        if depth_of(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH:
+            return field, f"{field} nests more than {MAX_BODY_DEPTH} levels of objects and arrays"
+    stack = list(fields)
+    while stack:
+        field, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((field, k) for k in item)
+            stack.extend((field, v) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((field, v) for v in item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            return field, f"{field} holds a number that is not finite ({item}); use a real number"
+        elif isinstance(item, str) and not _storable(item):
+            return field, (
+                f"{field} holds a NUL character or an unpaired surrogate (\\u0000, \\ud800…), "
+                "which cannot be stored: send plain text"
+            )
+    return None
+
+
+def _storable(text: str) -> bool:
+    if "\x00" in text:
+        return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_name(value: Any, field: str = "name") -> str:
     """A tool name within the name rule, or Refused naming the field."""
     if not isinstance(value, str) or not TOOL_NAME_PATTERN.fullmatch(value):
+        shown = value if not isinstance(value, str) else value[:80]
         raise Refused(
             field,
-            f"{field} must be 1-64 characters of letters, digits, '_', '.' or '-' (got {value!r})",
+            f"{field} must be 1-64 characters of letters, digits, '_', '.' or '-' (got {shown!r})",
         )
     return value
 
 
 def check_source(value: Any) -> str:
-    """A non-empty source tag."""
+    """A source tag: 1-100 letters, digits, '_', '.', ':' or '-'."""
     if not isinstance(value, str) or not value.strip():
         raise Refused("source", "source is required: a short tag such as 'dice_plugin'")
-    if len(value) > MAX_SOURCE_CHARS:
-        raise Refused("source", f"source must be at most {MAX_SOURCE_CHARS} characters")
-    return value.strip()
+    source = value.strip()
+    if not SOURCE_PATTERN.fullmatch(source):
+        raise Refused(
+            "source",
+            f"source must be 1-100 letters, digits, '_', '.', ':' or '-' (got {source[:100]!r})",
+        )
+    return source
 
 
 def parse_registration(body: dict[str, Any], handler_names: frozenset[str]) -> Registration:
@@ -84,13 +163,10 @@ def parse_registration(body: dict[str, Any], handler_names: frozenset[str]) -> R
             "description", f"description must be at most {MAX_DESCRIPTION_CHARS} characters"
         )
     parameters = body.get("parameters", {"type": "object", "properties": {}})
-    if not isinstance(parameters, dict) or parameters.get("type") != "object":
-        raise Refused(
-            "parameters",
-            'parameters must be a JSON-schema object such as {"type": "object", '
-            '"properties": {...}}',
-        )
-    callback_url = _check_callback(body.get("callback_url"))
+    problem = schema_problem(parameters)
+    if problem is not None:
+        raise Refused("parameters", problem)
+    callback_url = check_callback(body.get("callback_url"))
     source = check_source(body.get("source"))
     timeout = body.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS)
     if (
@@ -101,7 +177,7 @@ def parse_registration(body: dict[str, Any], handler_names: frozenset[str]) -> R
         raise Refused(
             "timeout_seconds",
             f"timeout_seconds must be a number above 0 and at most {MAX_TIMEOUT_SECONDS:g} "
-            f"(got {timeout!r}); a longer job should answer at once and report later",
+            f"(got {timeout!r:.40}); a longer job should answer at once and report later",
         )
     if body.get("role") is not None:
         raise Refused("role", "role is not used here: scope a tool with handlers and guild_id")
@@ -117,19 +193,50 @@ def parse_registration(body: dict[str, Any], handler_names: frozenset[str]) -> R
     )
 
 
-def _check_callback(value: Any) -> str:
+def check_callback(value: Any) -> str:
+    """A callback URL on this machine, parsed the way the HTTP client will parse it."""
     if not isinstance(value, str) or not value:
         raise Refused("callback_url", "callback_url is required: where the bot POSTs each call")
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise Refused("callback_url", f"callback_url must be an http:// URL (got {value!r})")
-    if not is_loopback_host(parts.hostname):
+    if len(value) > MAX_URL_CHARS or not _PRINTABLE_ASCII.fullmatch(value):
+        raise Refused(
+            "callback_url",
+            f"callback_url must be a URL of at most {MAX_URL_CHARS} printable ASCII characters, "
+            "without spaces, such as http://127.0.0.1:9876/invoke",
+        )
+    try:
+        # yarl is what aiohttp connects with: checking its reading leaves no second opinion.
+        url = URL(value)
+        host = url.host
+        url.port  # noqa: B018 - a port out of range raises here, not at the first call
+    except ValueError as exc:
+        raise Refused("callback_url", f"callback_url is not a valid URL ({exc})") from None
+    if url.scheme not in ("http", "https") or not host:
+        raise Refused("callback_url", f"callback_url must be an http:// URL (got {value[:100]!r})")
+    if url.user is not None or url.password is not None:
+        raise Refused(
+            "callback_url",
+            "callback_url must not carry a user name or password: admins and GET /api/tools "
+            "see it; check who calls with the request itself",
+        )
+    if not is_loopback_host(host):
         raise Refused(
             "callback_url",
             f"callback_url must point at this machine (127.0.0.1, ::1 or localhost), not "
-            f"{parts.hostname!r}: the bot never calls tools on other hosts",
+            f"{host[:100]!r}: the bot never calls tools on other hosts",
         )
     return value
+
+
+def shown_url(url: str) -> str:
+    """A callback URL as listings show it: no user name or password, query values hidden."""
+    try:
+        parsed = URL(url)
+        shown = str(parsed.with_user(None).with_query(None).with_fragment(None))
+        if parsed.query:
+            shown += "?" + "&".join(f"{key}=…" for key in parsed.query)
+        return shown
+    except ValueError:
+        return "(not shown)"
 
 
 def _check_handlers(value: Any, known: frozenset[str]) -> tuple[str, ...] | None:
@@ -143,7 +250,7 @@ def _check_handlers(value: Any, known: frozenset[str]) -> tuple[str, ...] | None
     if unknown:
         raise Refused(
             "handlers",
-            f"handlers has unknown names {unknown}: use some of {sorted(known)} or null",
+            f"handlers has unknown names {unknown[:5]}: use some of {sorted(known)} or null",
         )
     return tuple(dict.fromkeys(value))
 
@@ -151,10 +258,13 @@ def _check_handlers(value: Any, known: frozenset[str]) -> tuple[str, ...] | None
 def _check_guild(value: Any) -> int | None:
     if value is None:
         return None
-    try:
+    guild = 0
+    if isinstance(value, int) and not isinstance(value, bool):
+        guild = value
+    elif isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 20:
         guild = int(value)
-    except (TypeError, ValueError):
-        guild = 0
-    if isinstance(value, bool) or guild <= 0:
-        raise Refused("guild_id", f"guild_id must be a Discord server id or null (got {value!r})")
+    if not 0 < guild <= MAX_GUILD_ID:
+        raise Refused(
+            "guild_id", f"guild_id must be a Discord server id or null (got {value!r:.40})"
+        )
     return guild

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import ToolRegistry
-from bot.extools.catalog import ExternalTools, ToolStatus
+from bot.extools.catalog import ExternalTools, ProviderGrants, ToolStatus
+from bot.extools.credentials import Credentials
 from bot.extools.mcp_config import MCPConfigError, load_mcp_servers
 from bot.runtime.clock import Clock
 from bot.settings import Settings
@@ -61,6 +62,7 @@ def build_external_tools(
     registry: ToolRegistry,
     handlers: Iterable[str],
     health: DatabaseHealth | None = None,
+    grants: ProviderGrants | None = None,
 ) -> ExternalToolsRuntime:
     """The catalog always (registrations in the database); MCP and the API when configured."""
     handler_names = frozenset(handlers)
@@ -73,6 +75,9 @@ def build_external_tools(
         trusted_sources=trusted,
         check_every=settings.tools_health_check_seconds,
         health=health,
+        max_answer_bytes=settings.tools_max_answer_bytes,
+        max_result_chars=settings.tools_max_result_chars,
+        grants=grants,
     )
     mcp: MCPServers | None = None
     if settings.mcp_servers_file is not None:
@@ -90,6 +95,9 @@ def build_external_tools(
                 handler_names=handler_names,
                 trusted_sources=trusted,
                 timeout=settings.mcp_timeout_seconds,
+                max_answer_bytes=settings.tools_max_answer_bytes,
+                max_result_chars=settings.tools_max_result_chars,
+                grants=grants,
             )
     api: ToolsAPI | None = None
     if settings.tools_api_port is not None and settings.tools_api_token is not None:
@@ -101,5 +109,6 @@ def build_external_tools(
             settings.tools_api_token.get_secret_value().strip(),
             settings.tools_api_host,
             settings.tools_api_port,
+            Credentials(sessions, clock),
         )
     return ExternalToolsRuntime(catalog, mcp, api)

@@ -135,7 +135,8 @@ class Plugin:
                 answer = None  # not the tools API (or a crash page): the status says enough
             details = answer if isinstance(answer, dict) else {}
             if 400 <= response.status < 500:
-                raise PluginError(f"Otomo refused {path}: {details.get('error', response.status)}")
+                reason = details.get("error") or f"HTTP {response.status}."
+                raise PluginError(f"Otomo refused {path}: {reason}")
             response.raise_for_status()
             return details
 
@@ -228,4 +229,8 @@ class Plugin:
         try:
             asyncio.run(main())
         except PluginError as exc:
-            raise SystemExit(f"{exc}. Check TOOLS_API_TOKEN and the tool definitions.") from None
+            raise SystemExit(
+                f"{exc} Check the plugin's token (OTOMO_TOOLS_TOKEN, made with `python -m bot "
+                "tools token create SOURCE`, or the shared TOOLS_API_TOKEN) and the tool "
+                "definitions."
+            ) from None

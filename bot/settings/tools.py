@@ -10,6 +10,10 @@ from pydantic import BaseModel, BeforeValidator, Field, SecretStr, field_validat
 
 # A token shorter than this is guessable by another local user.
 MIN_TOKEN_CHARS = 16
+# Bytes read from a plugin's callback (or taken from an MCP result) before giving up on it.
+DEFAULT_MAX_ANSWER_BYTES = 1_000_000
+# Characters of a tool's answer the model reads and the history keeps (~3,000-6,000 tokens).
+DEFAULT_MAX_RESULT_CHARS = 12_000
 
 
 def blank_to_none(value: Any) -> Any:
@@ -46,6 +50,12 @@ class ExternalToolSettings(BaseModel):
         None, alias="MCP_SERVERS_FILE"
     )
     mcp_timeout_seconds: float = Field(30.0, gt=0, le=300, alias="MCP_TIMEOUT_SECONDS")
+    tools_max_answer_bytes: int = Field(
+        DEFAULT_MAX_ANSWER_BYTES, ge=1024, le=100_000_000, alias="TOOLS_MAX_ANSWER_BYTES"
+    )
+    tools_max_result_chars: int = Field(
+        DEFAULT_MAX_RESULT_CHARS, ge=200, le=1_000_000, alias="TOOLS_MAX_RESULT_CHARS"
+    )
 
     @field_validator("tools_api_host")
     @classmethod

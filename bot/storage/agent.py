@@ -55,10 +55,14 @@ class ApprovalRequest(Base):
     run_request: Mapped[str | None] = mapped_column(Text)
     # Set by the one resume that carries the decision on; a second resume finds it taken.
     resumed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Who provided the tool the card showed (tools from outside; None for the bot's own): the
+    # decision holds for that provider only.
+    provider: Mapped[str | None] = mapped_column(String(64))
 
 
 class ToolGrant(Base):
-    """An "always allow" decision: this user lets this tool run without asking."""
+    """An "always allow" decision: this user lets this tool, from this provider, run without
+    asking. The provider is part of what was granted (None for the bot's own tools)."""
 
     __tablename__ = "tool_grants"
     __table_args__ = (UniqueConstraint("user_id", "tool_name"),)
@@ -67,6 +71,7 @@ class ToolGrant(Base):
     user_id: Mapped[int] = mapped_column(BigInteger)
     tool_name: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    provider: Mapped[str | None] = mapped_column(String(64))
 
 
 class LLMCall(Base):

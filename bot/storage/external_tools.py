@@ -1,11 +1,12 @@
-"""Tools registered by other processes: one row per tool name, shared by every bot process."""
+"""Tools registered by other processes: one row per tool name, shared by every bot process,
+and the plugins' own credentials."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, Float, String, Text
+from sqlalchemy import JSON, BigInteger, Boolean, Float, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.storage.base import Base, UTCDateTime
@@ -31,3 +32,17 @@ class ExternalToolRow(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     registered_at: Mapped[datetime] = mapped_column(UTCDateTime())
     checked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The plugin credential it was registered with; None for the shared TOOLS_API_TOKEN.
+    credential_id: Mapped[int | None] = mapped_column(Integer)
+
+
+class ToolCredentialRow(Base):
+    """A plugin's own token for the tools API, stored as its SHA-256; it registers only
+    under its source, and trust in the source is trust in this credential."""
+
+    __tablename__ = "tool_credentials"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    source: Mapped[str] = mapped_column(String(100), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

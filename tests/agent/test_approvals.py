@@ -289,3 +289,35 @@ async def test_auto_approve_setting_skips_the_question(rig: Rig) -> None:
 
 def of_type_reason(events: list[ev.AgentEvent]) -> list[str]:
     return [e.reason for e in events if isinstance(e, ev.ToolRejected)]
+
+
+async def test_a_grant_holds_for_the_provider_it_was_made_for_only(rig: Rig) -> None:
+    await rig.approvals.grant(100, "dice.roll", "alpha" * 4)
+
+    assert await rig.approvals.needs_asking(100, "dice.roll", "alpha" * 4) == (False, "grant")
+    assert await rig.approvals.needs_asking(100, "dice.roll", "evil" * 4) == (True, "")
+    assert await rig.approvals.needs_asking(100, "dice.roll") == (True, "")
+
+
+async def test_the_grants_of_a_name_that_changed_provider_are_dropped(rig: Rig) -> None:
+    await rig.approvals.grant(100, "dice.roll", "alpha")
+    await rig.approvals.grant(200, "dice.roll", "alpha")
+    await rig.approvals.grant(300, "dice.roll", "beta")
+    await rig.approvals.grant(100, "add_note")
+
+    dropped = await rig.approvals.keep_grants_for("dice.roll", "beta")
+
+    assert dropped == 2
+    assert await rig.approvals.needs_asking(300, "dice.roll", "beta") == (False, "grant")
+    assert await rig.approvals.needs_asking(100, "add_note") == (False, "grant")
+    assert await rig.approvals.keep_grants_for("dice.roll", "beta") == 0
+
+
+async def test_always_allow_on_a_card_grants_the_provider_the_card_showed(rig: Rig) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}, id="call_1"), text("ok"))
+    approval_id = await _pending_approval(rig)
+
+    await _decide_and_resume(rig, approval_id, 100, Decision.ALWAYS)
+
+    (grant,) = await rig.approvals.grants(100)
+    assert (grant.tool_name, grant.provider) == ("add_note", None)  # a built-in: no provider

@@ -16,6 +16,7 @@ from bot.agent.tools import (
     parse_arguments,
     tool,
 )
+from bot.agent.tools.registry import MAX_TOOLS_PER_REQUEST, ToolNameTaken
 
 
 @tool(requires_approval=False, source="weather", timeout=12)
@@ -161,3 +162,64 @@ def test_outcomes_serialise_as_the_model_expects() -> None:
         "is_error": True,
         "error": "bad",
     }
+
+
+def _outside(name: str) -> Tool:
+    """A tool from outside the bot: it has a provider."""
+    return Tool(
+        name=name,
+        description="d",
+        parameters={"type": "object"},
+        handler=forecast.handler,
+        source="plugin",
+        provider="p" * 64,
+    )
+
+
+def test_a_tool_sent_to_the_model_under_a_name_another_has_is_refused() -> None:
+    registry = ToolRegistry([_outside("dice.roll")])
+
+    with pytest.raises(ToolNameTaken) as refused:
+        registry.register(_outside("dice__roll"))
+
+    assert str(refused.value) == (
+        "'dice__roll' would be sent to the model as 'dice__roll', which is already the name of "
+        "'dice.roll'"
+    )
+    assert registry.names() == ["dice.roll"]
+    registry.register(_outside("dice.roll"))  # the same name again replaces it
+    registry.unregister("dice.roll")
+    registry.register(_outside("dice__roll"))  # the name is free once the other is gone
+    assert registry.names() == ["dice__roll"]
+
+
+def test_a_request_offers_at_most_128_tools_the_bots_own_first_then_by_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry = ToolRegistry([forecast, *(_outside(f"extra_{n:03d}") for n in range(150))])
+
+    first = registry.select(None, None)
+    again = registry.select(None, None)
+
+    assert len(first) == MAX_TOOLS_PER_REQUEST == 128
+    assert first[0] is forecast
+    assert [t.name for t in first[1:]] == [f"extra_{n:03d}" for n in range(127)]
+    assert [t.name for t in again] == [t.name for t in first]
+    (warning,) = [r.getMessage() for r in caplog.records]  # said once, not per request
+    assert "151 tools are offered here" in warning and "23 tools from outside" in warning
+
+
+def test_a_tool_from_outside_checks_arguments_before_any_card() -> None:
+    checked = Tool(
+        name="dice.roll",
+        description="d",
+        parameters={"type": "object"},
+        handler=forecast.handler,
+        check_arguments=lambda args: None if "notation" in args else "notation is missing.",
+    )
+
+    ok, problem = parse_arguments(checked, '{"notation": "2d6"}')
+    _, missing = parse_arguments(checked, '{"sides": 6}')
+
+    assert ok == {"notation": "2d6"} and problem is None
+    assert missing == 'notation is missing. You sent: {"sides": 6}'

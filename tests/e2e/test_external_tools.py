@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from bot.agent.tools.names import PROVIDER_NAME
 from bot.extools.registration import Registration
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord_server import ADMIN_ID, GENERAL_CHANNEL_ID, GUILD_ID, HANA_ID, FakeDiscord
@@ -50,7 +51,8 @@ async def test_an_mcp_servers_tool_is_called_through_an_approval_card(
     servers.write_text(
         json.dumps({"mcpServers": {"dice": {"command": sys.executable, "args": [str(MCP_SERVER)]}}})
     )
-    llm.rule = _echo_model("mcp.dice.roll", {"sides": 20, "times": 2})
+    # The model sees the name every provider accepts; members see the registered one.
+    llm.rule = _echo_model("mcp__dice__roll", {"sides": 20, "times": 2})
     async with running_bot(tmp_path, fake=fake, llm=llm, MCP_SERVERS_FILE=servers) as otomo:
         mcp = otomo.app.core.extools.mcp
         assert mcp is not None
@@ -68,6 +70,7 @@ async def test_an_mcp_servers_tool_is_called_through_an_approval_card(
         await otomo.idle()
 
     assert reply["content"].startswith("結果:")
+    assert all(PROVIDER_NAME.fullmatch(name) for r in llm.requests for name in r.tool_names)
 
 
 async def test_admins_list_external_tools_with_health_and_can_disable_one(

@@ -221,9 +221,18 @@ async def test_a_plugin_tool_survives_bot_restarts_and_goes_offline_with_its_plu
         await _answer(p, sent, "ダイスは今使えません")
         assert "roll_dice" not in llm.last_request.tool_names
 
-        # The plugin starts again: registered at start, offered again.
+        # The plugin starts again: registered at start, offered again. It listens on another
+        # port, so it is another provider: "always allow" was for the old one, and a card asks.
         await p.start_plugin()
         sent = await _ask(p, "今度こそ振って")
+        card = await fake.wait_for_message(
+            int(sent["channel_id"]),
+            lambda m: any(c.startswith("apv:") for c in custom_ids(m)),
+            after=int(sent["id"]),
+            timeout=30,
+        )
+        approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
+        await fake.click_button(int(card["id"]), approve, HANA_ID)
         reply = await _answer(p, sent, "ダイスの結果", '"seed": "fair"')
         assert "offline" not in reply["content"]
 

@@ -13,6 +13,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.agent.tools import ToolContext, ToolRegistry, tool
 from bot.extools.api import ToolsAPI
 from bot.extools.catalog import ExternalTools
+from bot.extools.credentials import Credentials
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
@@ -29,9 +30,13 @@ async def create_reminder(ctx: ToolContext, what: str) -> str:
 
 
 def make_catalog(
-    database: Database, clock: ManualClock, registry: ToolRegistry, trusted: frozenset[str]
+    database: Database,
+    clock: ManualClock,
+    registry: ToolRegistry,
+    trusted: frozenset[str],
+    **caps: int,
 ) -> ExternalTools:
-    """A catalog as the bot builds it."""
+    """A catalog as the bot builds it (caps: max_answer_bytes, max_result_chars)."""
     return ExternalTools(
         database.sessions,
         clock,
@@ -39,6 +44,7 @@ def make_catalog(
         handler_names=HANDLERS,
         trusted_sources=trusted,
         check_every=3600,
+        **caps,
     )
 
 
@@ -51,6 +57,7 @@ class Rig:
     client: TestClient[Any, Any]
     plugin: FakePlugin
     context: Callable[..., ToolContext]
+    credentials: Credentials
 
     async def register(self, token: str = TOKEN, **body: Any) -> tuple[int, dict[str, Any]]:
         """POST /api/tools/register; return status and JSON body."""
@@ -78,7 +85,8 @@ async def rig(
     """The API on 127.0.0.1 over a fresh catalog, and a fake plugin to call back."""
     registry = ToolRegistry([create_reminder])
     catalog = make_catalog(database, clock, registry, frozenset({"trusted_source"}))
-    api = ToolsAPI(catalog, TOKEN, "127.0.0.1", 0)
+    credentials = Credentials(database.sessions, clock)
+    api = ToolsAPI(catalog, TOKEN, "127.0.0.1", 0, credentials)
     settings = make_settings()
 
     def context(**changes: Any) -> ToolContext:
@@ -102,7 +110,7 @@ async def rig(
         FakePlugin() as plugin,
         TestClient(TestServer(api.app(), host="127.0.0.1")) as client,
     ):
-        yield Rig(registry, catalog, client, plugin, context)
+        yield Rig(registry, catalog, client, plugin, context, credentials)
         await catalog.stop()
 
 

@@ -55,6 +55,7 @@ async def test_a_servers_tools_are_offered_under_the_name_rule_with_approval(
     roll = registry.get("mcp.dice.roll")
     assert roll is not None
     assert roll.source == "mcp:dice" and roll.requires_approval
+    assert roll.provider is not None  # approvals and grants hold for this server's roll only
     assert roll.parameters["required"] == ["sides"]
     assert roll.handlers == HANDLERS
 
@@ -245,3 +246,79 @@ def test_what_the_sdk_imports_at_its_first_tool_result_is_loaded_with_the_module
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=child_env()
     )
     assert done.stdout.strip() == "['jsonschema.validators', 'referencing.exceptions']"
+
+
+@pytest.fixture
+async def careless(
+    caplog: pytest.LogCaptureFixture,
+) -> AsyncIterator[ToolRegistry]:
+    """A server with a tool of any answer size and two names that meet once mapped."""
+    caplog.set_level(logging.WARNING, logger="bot.extools.mcp")
+    registry = ToolRegistry()
+    servers = MCPServers(
+        [MCPServerConfig("atk", command=sys.executable, args=(str(SERVER), "--attacks"))],
+        registry,
+        handler_names=HANDLERS,
+        trusted_sources=frozenset(),
+        timeout=30,
+        max_answer_bytes=1_000_000,
+        max_result_chars=2_000,
+    )
+    servers.start()
+    await asyncio.wait_for(servers.connected.wait(), 30)
+    yield registry
+    await servers.stop()
+
+
+async def test_an_mcp_answer_over_the_byte_cap_is_an_error_for_the_model(
+    careless: ToolRegistry, rig: Rig
+) -> None:
+    big = careless.get("mcp.atk.big")
+    assert big is not None
+
+    outcome = await execute(big, rig.context(), {"chars": 5_000_000})
+
+    assert outcome.is_error and "more than 1,000,000 bytes" in outcome.output
+    assert len(outcome.to_content()) < 1000
+
+
+async def test_a_long_mcp_answer_is_cut_for_the_model_with_a_note(
+    careless: ToolRegistry, rig: Rig
+) -> None:
+    big = careless.get("mcp.atk.big")
+    assert big is not None
+
+    outcome = await execute(big, rig.context(), {"chars": 50_000})
+
+    assert not outcome.is_error
+    # The SDK gives the text as structured content too: {"result": "xxx…"} is what is cut.
+    kept, note = outcome.output.split("\n[cut by Otomo: ")
+    assert kept == ('{"result": "' + "x" * 50_000)[:2_000]
+    assert note.startswith("the tool's answer had 50,014 characters; only the first 2,000")
+
+
+async def test_mcp_arguments_are_checked_against_the_schema_before_the_call(
+    careless: ToolRegistry, rig: Rig
+) -> None:
+    big = careless.get("mcp.atk.big")
+    assert big is not None
+
+    outcome = await execute(big, rig.context(), {"chars": "many"})
+
+    assert outcome.is_error
+    assert "at arguments.chars, 'many' is not of type 'integer'" in outcome.output
+
+
+async def test_two_mcp_tools_that_meet_under_one_name_are_not_dropped_silently(
+    careless: ToolRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    offered = careless.get("mcp.atk.spell_check")
+    assert offered is not None
+
+    logged = caplog.get_records("setup") + caplog.records  # the fixture connected the server
+    refused = [r.getMessage() for r in logged if "is not offered" in r.getMessage()]
+    (sentence,) = refused
+    assert "its name becomes mcp.atk.spell_check" in sentence
+    assert "Rename one of them in the server" in sentence
+    described = {"Check spelling (the dotted one).", "Check spelling (the plain one)."}
+    assert offered.description in described

@@ -3,6 +3,8 @@
 `python tests/fakes/mcp_dice_server.py PIDFILE` writes its process id to PIDFILE (so a test can
 kill it and watch the bot reconnect) and serves `roll` and `fail` over stdio;
 `... --http PORT` serves them over streamable HTTP at http://127.0.0.1:PORT/mcp instead.
+With `--attacks` it also serves what a careless or hostile server offers: `big` (an answer of
+any size) and two tools whose names differ only by a character outside the name rule.
 """
 
 from __future__ import annotations
@@ -37,10 +39,33 @@ def fail() -> str:
     raise ToolError("the dice fell off the table")
 
 
+def add_attacks() -> None:
+    """Tools that test the bot's caps and name rules."""
+
+    @server.tool()
+    def big(chars: int) -> str:
+        """Answer with chars characters."""
+        return "x" * chars
+
+    @server.tool(name="spell.check")
+    def spell_check_dotted(text: str) -> str:
+        """Check spelling (the dotted one)."""
+        return "dotted"
+
+    @server.tool(name="spell_check")
+    def spell_check_plain(text: str) -> str:
+        """Check spelling (the plain one)."""
+        return "plain"
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    arguments = sys.argv[1:]
+    if "--attacks" in arguments:
+        arguments.remove("--attacks")
+        add_attacks()
+    if len(arguments) == 2 and arguments[0] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(arguments[1]))
     else:
-        if len(sys.argv) > 1:
-            Path(sys.argv[1]).write_text(str(os.getpid()))
+        if arguments:
+            Path(arguments[0]).write_text(str(os.getpid()))
         server.run("stdio")

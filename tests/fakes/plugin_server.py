@@ -18,13 +18,16 @@ async def _echo(body: dict[str, Any]) -> web.StreamResponse:
 
 
 class FakePlugin(LocalServer):
-    """`POST /invoke` answers with `self.answer(body)`; `GET /invoke` is a health probe."""
+    """`POST /invoke` answers with `self.answer(body)`; `GET /invoke` is a health probe,
+    answered with `self.probe_answer()`."""
 
     def __init__(self) -> None:
         super().__init__()
         self.answer: Answer = _echo
         self.calls: list[dict[str, Any]] = []
         self.probes = 0
+        # What a health probe gets (a test may make it a redirect).
+        self.probe_answer: Callable[[], web.StreamResponse] = lambda: web.Response(status=405)
 
     @property
     def callback_url(self) -> str:
@@ -44,7 +47,7 @@ class FakePlugin(LocalServer):
 
     async def _probe(self, _request: web.Request) -> web.StreamResponse:
         self.probes += 1
-        return web.Response(status=405)
+        return self.probe_answer()
 
     async def hang(self) -> None:
         """Wait until the server closes (a plugin that never answers)."""

@@ -10,7 +10,7 @@ import json
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import case, delete, select, update
+from sqlalchemy import ColumnElement, case, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -41,6 +41,20 @@ log = logging.getLogger(__name__)
 
 # Decisions a resume carries on: the call runs, or the model learns why it did not.
 RESUMABLE = (Status.APPROVED, Status.REJECTED, Status.EXPIRED)
+
+
+def _same_provider(provider: str | None) -> ColumnElement[bool]:
+    """The grant was made for provider (NULL only equals NULL: the bot's own tools)."""
+    if provider is None:
+        return ToolGrant.provider.is_(None)
+    return ToolGrant.provider == provider
+
+
+def _other_provider(provider: str | None) -> ColumnElement[bool]:
+    """The grant was made for anyone but provider."""
+    if provider is None:
+        return ToolGrant.provider.is_not(None)
+    return or_(ToolGrant.provider.is_(None), ToolGrant.provider != provider)
 
 
 class ApprovalService:
@@ -75,6 +89,7 @@ class ApprovalService:
             conversation_key=new.conversation_key,
             handler=new.handler,
             run_request=new.run_request,
+            provider=new.provider,
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.timeout,
@@ -166,13 +181,25 @@ class ApprovalService:
             return DecisionOutcome(False, current, text, current_row)
         _decided(request, status, why, user_id, now)
         if decision == Decision.ALWAYS:
-            await self.grant(request.requester_id, request.tool_name)
+            # For the provider the card showed, whoever provides the name by now.
+            await self.grant(request.requester_id, request.tool_name, request.provider)
         text = {
             Decision.APPROVE: "Approved.",
             Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
             Decision.REJECT: "Rejected.",
         }[decision]
         return DecisionOutcome(True, status, text, request, changed=True)
+
+    async def withdraw_changed(self, request: ApprovalRequest) -> None:
+        """An approval this run claimed, for a tool whose provider changed since its card: it
+        is cancelled instead of run."""
+        async with self._sessions() as session, session.begin():
+            await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == request.id, ApprovalRequest.status == Status.EXECUTED)
+                .values(status=Status.INVALIDATED)
+            )
+        request.status = Status.INVALIDATED
 
     async def claim_resume(self, request: ApprovalRequest) -> bool:
         """Take a decided request to carry the conversation on; only one caller, in any
@@ -265,27 +292,56 @@ class ApprovalService:
                 expired.append(row)
         return expired
 
-    async def needs_asking(self, user_id: int, tool_name: str) -> tuple[bool, str]:
-        """Whether to ask a person; the second item says why not ("policy" or "grant")."""
-        if tool_name in self.auto_approve:
+    async def needs_asking(
+        self, user_id: int, tool_name: str, provider: str | None = None
+    ) -> tuple[bool, str]:
+        """Whether to ask a person; the second item says why not ("policy" or "grant"). A
+        grant counts only for the provider it was made for; AUTO_APPROVE_TOOLS names the bot's
+        own tools only (a tool from outside is trusted through its source's own token)."""
+        if tool_name in self.auto_approve and provider is None:
             return False, "policy"
         async with self._sessions() as session:
             grant = await session.scalar(
                 select(ToolGrant.id).where(
-                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                    ToolGrant.user_id == user_id,
+                    ToolGrant.tool_name == tool_name,
+                    _same_provider(provider),
                 )
             )
         return (False, "grant") if grant is not None else (True, "")
 
-    async def grant(self, user_id: int, tool_name: str) -> None:
-        """Always allow tool_name for user_id (idempotent)."""
+    async def grant(self, user_id: int, tool_name: str, provider: str | None = None) -> None:
+        """Always allow tool_name from provider for user_id (idempotent; a grant of the name
+        for another provider is replaced)."""
+        now = self._clock.now()
+        async with self._sessions() as session, session.begin():
+            existing = await session.scalar(
+                select(ToolGrant).where(
+                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                )
+            )
+            if existing is not None:
+                if existing.provider != provider:
+                    existing.provider, existing.created_at = provider, now
+                return
         try:
             async with self._sessions() as session, session.begin():
                 session.add(
-                    ToolGrant(user_id=user_id, tool_name=tool_name, created_at=self._clock.now())
+                    ToolGrant(
+                        user_id=user_id, tool_name=tool_name, provider=provider, created_at=now
+                    )
                 )
         except IntegrityError:
-            pass
+            pass  # granted at the same moment by another click
+
+    async def keep_grants_for(self, tool_name: str, provider: str | None) -> int:
+        """Drop every grant of tool_name made for another provider (its name now belongs to
+        someone else, or says something else); return how many were dropped."""
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                delete(ToolGrant).where(ToolGrant.tool_name == tool_name, _other_provider(provider))
+            )
+        return int(getattr(result, "rowcount", 0) or 0)
 
     async def grants(self, user_id: int) -> list[ToolGrant]:
         """The user's always-allow grants, by tool name."""

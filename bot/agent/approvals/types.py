@@ -46,6 +46,8 @@ class NewApproval:
     handler: str
     # The run request as JSON (RunRequest.to_json), restored whole by the resume.
     run_request: str | None = None
+    # The tool's provider as the card shows it (tools from outside; None for the bot's own).
+    provider: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
-RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome"]
+RejectionReason = Literal[
+    "rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome", "tool_changed"
+]
 
 # What the model reads for each way a tool call can end without a result.
 REJECTION_TEXT: dict[RejectionReason, str] = {
@@ -21,6 +23,9 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "unknown_outcome": "This tool call started, but the bot stopped before it finished, so its "
     "outcome is unknown: it may or may not have taken effect. Tell the user, and check before "
     "doing it again.",
+    "tool_changed": "The tool changed (another provider, or a new definition) after the user "
+    "approved this call, so it did not run. Tell the user; if they still want it, call it again "
+    "so they can approve the tool as it is now.",
 }
 
 

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent.conversation.messages import ToolCall
 from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.provider import LLMFailure, failure_from_exception, import_litellm
+from bot.agent.tools.names import WireNames
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import UNAVAILABLE_KINDS, Metrics
 from bot.runtime.redaction import redact
@@ -159,10 +160,13 @@ class LLMClient:
         error: str | None = None
         kind: str | None = None
         partial: dict[int, dict[str, str]] = {}
+        # Providers accept only [a-zA-Z0-9_-]{1,64} as a function name: the names are mapped
+        # here, and everything before and after this call sees the registered names.
+        names = WireNames(t["function"]["name"] for t in tools or [] if "function" in t)
         try:
             response = await litellm.acompletion(
-                messages=messages,
-                tools=tools or None,
+                messages=WireNames.messages(messages),
+                tools=WireNames.tools(tools) if tools else None,
                 stream=True,
                 stream_options={"include_usage": True},
                 **self._params(model),
@@ -193,7 +197,7 @@ class LLMClient:
                         entry["id"] = call.id
                     function = call.function
                     if function is not None and function.name and not entry["name"]:
-                        entry["name"] = function.name
+                        entry["name"] = names.registered(function.name)
                         yield ToolCallName(index, entry["id"] or f"call_{index}", entry["name"])
                     if function is not None and function.arguments:
                         entry["arguments"] += function.arguments
@@ -235,7 +239,9 @@ class LLMClient:
         error: str | None = None
         kind: str | None = None
         try:
-            response = await litellm.acompletion(messages=messages, **self._params(model))
+            response = await litellm.acompletion(
+                messages=WireNames.messages(messages), **self._params(model)
+            )
             turn.text = response.choices[0].message.content or ""
             usage = getattr(response, "usage", None)
             if usage:

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from bot.agent.tools.names import wire_name
 from bot.agent.tools.tool import Tool
+
+log = logging.getLogger(__name__)
+
+# OpenAI refuses a request offering more tools than this.
+MAX_TOOLS_PER_REQUEST = 128
+
+
+class ToolNameTaken(ValueError):
+    """Another tool is already sent to the model under the name this one would be sent as."""
 
 
 class ToolRegistry:
@@ -14,22 +25,40 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._sent_as: dict[str, str] = {}  # name sent to the model → registered name
+        self._left_out: frozenset[str] = frozenset()
         for item in tools:
             self.register(item)
 
     def register(self, item: Tool) -> None:
-        """Add or overwrite a tool by name."""
+        """Add or overwrite a tool by name; ToolNameTaken when another tool is already sent
+        to the model under the name this one would be sent as."""
+        other = self.taken_by(item.name)
+        if other is not None:
+            raise ToolNameTaken(
+                f"{item.name!r} would be sent to the model as {wire_name(item.name)!r}, which "
+                f"is already the name of {other!r}"
+            )
         self._tools[item.name] = item
+        self._sent_as[wire_name(item.name)] = item.name
+
+    def taken_by(self, name: str) -> str | None:
+        """The other registered tool sent to the model under the name name would be sent as."""
+        other = self._sent_as.get(wire_name(name))
+        return other if other is not None and other != name else None
 
     def unregister(self, name: str) -> bool:
         """Remove a tool; True when it existed."""
-        return self._tools.pop(name, None) is not None
+        if self._tools.pop(name, None) is None:
+            return False
+        del self._sent_as[wire_name(name)]
+        return True
 
     def clear(self, source: str) -> list[str]:
         """Remove every tool registered with source; return their names."""
         names = [n for n, t in self._tools.items() if t.source == source]
         for n in names:
-            del self._tools[n]
+            self.unregister(n)
         return names
 
     def get(self, name: str) -> Tool | None:
@@ -50,7 +79,28 @@ class ToolRegistry:
             scoped = [n for n, t in self._tools.items() if handler in t.handlers]
             wanted += [n for n in scoped if n not in wanted]
         chosen = [self._tools[n] for n in wanted if n in self._tools]
-        return [t for t in chosen if t.available_in(guild_id)]
+        return self._within_cap([t for t in chosen if t.available_in(guild_id)])
+
+    def _within_cap(self, tools: list[Tool]) -> list[Tool]:
+        """At most MAX_TOOLS_PER_REQUEST: the bot's own tools first, then tools from outside by
+        name; the rest are left out of the request (logged once per change)."""
+        if len(tools) <= MAX_TOOLS_PER_REQUEST:
+            return tools
+        own = [t for t in tools if t.provider is None]
+        outside = sorted((t for t in tools if t.provider is not None), key=lambda t: t.name)
+        kept = (own + outside)[:MAX_TOOLS_PER_REQUEST]
+        left_out = frozenset(t.name for t in tools) - {t.name for t in kept}
+        if left_out != self._left_out:
+            self._left_out = left_out
+            log.warning(
+                "%d tools are offered here; a model request takes at most %d, so %d tools from "
+                "outside are left out (the last by name: %s). Disable or unregister some.",
+                len(tools),
+                MAX_TOOLS_PER_REQUEST,
+                len(left_out),
+                ", ".join(sorted(left_out)[:5]),
+            )
+        return kept
 
     def offers(
         self, name: str, names: Iterable[str], guild_id: int | None, handler: str

@@ -91,6 +91,12 @@ class Tool:
     arguments_model: type[BaseModel] | None = None
     # Works only inside a server (its notes, say): not offered in DMs or the console.
     servers_only: bool = False
+    # A tool from outside: what is wrong with the model's arguments by its JSON schema, as a
+    # sentence (None when they fit), checked before any card asks a member.
+    check_arguments: Callable[[dict[str, Any]], str | None] | None = None
+    # A tool from outside: who provides it (a hash of its source, address and definition).
+    # An approval or an "always allow" holds for that provider only; None for the bot's own.
+    provider: str | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -198,6 +204,10 @@ def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, s
         return None, (
             f"Arguments for {tool_item.name} must be a JSON object; you sent: {raw[:500]}"
         )
+    if tool_item.check_arguments is not None:
+        problem = tool_item.check_arguments(loaded)
+        if problem is not None:
+            return None, f"{problem} You sent: {raw[:500]}"
     if tool_item.arguments_model is None:
         return loaded, None
     try:

@@ -33,6 +33,7 @@ _REJECTION_STATE = {
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
     "unknown_outcome": CardState.UNKNOWN_OUTCOME,
+    "tool_changed": CardState.CHANGED,
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
@@ -41,6 +42,8 @@ _CLOSING_LINES: dict[str, str] = {
     "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
     "not run it.",
     "interrupted": "-# ⏹️ 停止しました / stopped",
+    "changed": "-# 🔄 承認の後にツールの提供元か内容が変わったので、実行しませんでした。/ The tool "
+    "changed after it was approved (another provider or definition), so I did not run it.",
 }
 
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "

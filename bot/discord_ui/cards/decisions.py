@@ -41,6 +41,7 @@ _RECOVERED_CARD: dict[Outcome, CardState] = {
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
     "unknown_outcome": CardState.UNKNOWN_OUTCOME,
+    "tool_changed": CardState.CHANGED,
 }
 
 _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}

@@ -30,6 +30,8 @@ class CardState(StrEnum):
     INTERRUPTED = "interrupted"
     # It started, then the process running it stopped: it may or may not have happened.
     UNKNOWN_OUTCOME = "unknown_outcome"
+    # Approved, but the name's provider (or definition) changed before it ran.
+    CHANGED = "changed"
 
 
 FINAL_STATES = frozenset(
@@ -41,6 +43,7 @@ FINAL_STATES = frozenset(
         CardState.INVALIDATED,
         CardState.INTERRUPTED,
         CardState.UNKNOWN_OUTCOME,
+        CardState.CHANGED,
     }
 )
 
@@ -56,6 +59,10 @@ _LOOK: dict[CardState, tuple[str, discord.Colour]] = {
     CardState.INTERRUPTED: ("⏹️ 中断 / stopped", discord.Colour.dark_grey()),
     CardState.UNKNOWN_OUTCOME: (
         "❔ 結果不明 / started — the bot restarted before it finished; the outcome is unknown",
+        discord.Colour.dark_grey(),
+    ),
+    CardState.CHANGED: (
+        "🔄 ツールが変わりました / the tool changed — nothing was run",
         discord.Colour.dark_grey(),
     ),
 }

@@ -10,7 +10,13 @@ from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
 
 DoneReason = Literal[
-    "answered", "max_steps", "rejected", "expired", "interrupted", "awaiting_approval"
+    "answered",
+    "max_steps",
+    "rejected",
+    "expired",
+    "interrupted",
+    "shutdown",
+    "awaiting_approval",
 ]
 ApprovedBy = Literal["not_needed", "policy", "grant", "person"]
 

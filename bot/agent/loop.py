@@ -18,7 +18,16 @@ from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.shared import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
-from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
+from bot.agent.runs import (
+    Handler,
+    PromptInput,
+    RunRequest,
+    RunState,
+    Stopped,
+    StopReason,
+    race,
+    stop_reason,
+)
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.runtime.clock import Clock
@@ -27,6 +36,17 @@ from bot.settings import Settings
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
 log = logging.getLogger(__name__)
+
+# What the model reads after an answer that ended early, by who ended it.
+_STOPPED_NOTICE: dict[StopReason, str] = {
+    "member": "The user stopped this answer before it finished.",
+    "shutdown": "The bot restarted before this answer finished; the user may ask again.",
+}
+
+
+def _stopped(state: RunState) -> ev.DoneReason:
+    """How a stopped run ends: the member's Stop, or a shutdown (not an error either way)."""
+    return "shutdown" if stop_reason(state.stop) == "shutdown" else "interrupted"
 
 
 class Agent:
@@ -130,6 +150,9 @@ class Agent:
                     yield step
             if end == "elsewhere":
                 return  # another run already carries this conversation on
+            if end == "interrupted":
+                yield ev.Done(state.last_text, _stopped(state), state.usage)
+                return
             if end != "continue":
                 yield ev.Done(state.last_text, end, state.usage)
                 return
@@ -156,7 +179,7 @@ class Agent:
                 yield ev.Failed(failure.sentence, failure.kind)
                 return
             except Stopped:
-                yield ev.Done(state.last_text, "interrupted", state.usage)
+                yield ev.Done(state.last_text, _stopped(state), state.usage)
                 return
             assert turn is not None
             state.steps += 1
@@ -245,7 +268,7 @@ class Agent:
         items: list[m.Message] = []
         if text:
             items.append(m.AssistantMessage(text=text))
-        items.append(m.NoticeMessage(text="The user stopped this answer before it finished."))
+        items.append(m.NoticeMessage(text=_STOPPED_NOTICE[stop_reason(state.stop)]))
         await self.store.append(state.request.conversation_key, *items)
 
     # -- helpers -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.typing import typing_during
 from bot.discord_ui.cards.owner import CardOwner
-from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR
+from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
 from bot.handlers.router import route
 from bot.members.preferences import UserPreferences
 from bot.runtime.send_failures import SendError
@@ -67,16 +67,24 @@ class Conversations:
     def __init__(self, staff: Staff, client: discord.Client) -> None:
         self.staff = staff
         self._client = client
-        self.gate = Gate(staff.settings, staff.runs.busy)
+        self.gate = Gate(staff.settings)
 
     async def on_message(self, message: discord.Message) -> None:
-        """Answer a message if it is for us; refuse with a sentence when a limit is hit."""
+        """Answer a message if it is for us (after the member's run here, if one is going);
+        refuse with a sentence, or a reaction once said, when a limit is hit."""
         verdict = self.gate.check(message, self._client.user)
         if verdict.refusal is not None:
             await reply_plain(message, verdict.refusal)
             return
+        if verdict.reaction is not None:
+            await react(message, verdict.reaction)
+            return
         if not verdict.answer:
             return
+        if self.staff.runs.closing:
+            await reply_plain(message, RESTARTING)
+            return
+        # Registered now, in the order messages arrive, so a follow-up queues behind its run.
         run = self.staff.runs.start(message.author.id, message.channel.id)
         self.staff.tasks.spawn(
             typing_during(message.channel, self._answer(message, verdict.text, run)),
@@ -86,6 +94,7 @@ class Conversations:
     async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
         staff = self.staff
         try:
+            await run.turn()
             timezone = await staff.preferences.timezone(message.author.id)
             chosen = await in_worker(route, text)
             log.info(
@@ -117,7 +126,7 @@ class Conversations:
             await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
         except SendError:
             # Logged by the renderer; the channel does not take our messages now.
-            run.stop.set()
+            run.stop.request()
         except Exception as exc:
             if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
@@ -129,6 +138,14 @@ class Conversations:
             await reply_plain(message, INTERNAL_ERROR)
         finally:
             staff.runs.end(run)
+
+
+async def react(message: discord.Message, emoji: str) -> None:
+    """A reaction on the member's message; one that cannot be added is only logged."""
+    try:
+        await message.add_reaction(emoji)
+    except discord.HTTPException as exc:
+        log.info("Could not react in channel %s: %s", message.channel.id, exc.status)
 
 
 async def reply_plain(message: discord.Message, text: str) -> None:

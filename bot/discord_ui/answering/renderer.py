@@ -40,6 +40,8 @@ _CLOSING_LINES: dict[str, str] = {
     "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
     "not run it.",
     "interrupted": "-# ⏹️ 停止しました / stopped",
+    "shutdown": "-# ⏹️ 再起動のため、ここで止めました。少ししてからもう一度どうぞ。/ "
+    "I'm restarting, so I stopped here: mention me again in a minute.",
 }
 
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
@@ -171,7 +173,7 @@ class RunRenderer:
                 await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
             case ev.Done(reason=reason):
                 await self._end_segment()
-                if reason == "interrupted":
+                if reason in ("interrupted", "shutdown"):
                     await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
                 closing = _CLOSING_LINES.get(reason)
                 if closing:

@@ -165,6 +165,7 @@ class ApprovalDesk:
         staff = self.staff
         run = staff.runs.start(request.requester_id, request.channel_id)
         try:
+            await run.turn()
             timezone = await staff.preferences.timezone(request.requester_id)
             renderer = staff.renderer(
                 self._channel(request.channel_id),

@@ -72,6 +72,8 @@ class Settings(ExternalToolSettings, ShardSettings):
     max_files_per_message: int = Field(5, ge=0, le=50, alias="MAX_FILES_PER_MESSAGE")
     max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
     max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
+    # Below Pillow's own warning threshold (89.5 million pixels).
+    max_image_pixels: int = Field(25_000_000, ge=1_000_000, le=80_000_000, alias="MAX_IMAGE_PIXELS")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
 
     # LLM

@@ -16,6 +16,7 @@ DoneReason = Literal[
     "expired",
     "interrupted",
     "shutdown",
+    "cut",
     "awaiting_approval",
 ]
 ApprovedBy = Literal["not_needed", "policy", "grant", "person"]

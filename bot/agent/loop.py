@@ -17,7 +17,14 @@ from bot.agent.attachments.reading import Reading, attach, topic_text
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.shared import Shared
-from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
+from bot.agent.llm.client import (
+    TIME_LIMIT,
+    LLMClient,
+    LLMFailure,
+    TextChunk,
+    ToolCallName,
+    Turn,
+)
 from bot.agent.runs import (
     Handler,
     PromptInput,
@@ -184,6 +191,10 @@ class Agent:
             assert turn is not None
             state.steps += 1
             yield ev.RoundEnd(state.steps)
+            if turn.cut:
+                yield await self._cut(state, turn)
+                yield ev.Done(state.last_text, "cut", state.usage)
+                return
             if planning_round:
                 if planning.intent(turn.text) is False:
                     self._after_answer(state.request)
@@ -256,12 +267,36 @@ class Agent:
         state.usage.add(turn.usage)
         clean = planning.strip_tags(text) if planning_round else text
         state.last_text = clean
-        tool_calls = [] if planning_round else turn.tool_calls
+        # A cut turn's calls may be cut mid-arguments: none of them runs.
+        tool_calls = [] if planning_round or turn.cut else turn.tool_calls
         if clean or tool_calls:
             await self.store.append(
                 request.conversation_key, m.AssistantMessage(text=clean, tool_calls=tool_calls)
             )
         yield turn
+
+    async def _cut(self, state: RunState, turn: Turn) -> ev.Notice:
+        """Tell the member (and, through history, the model) that the answer was cut off."""
+        if turn.finish_reason == TIME_LIMIT:
+            seconds = f"{self.settings.llm_round_seconds:g}"
+            said = (
+                f"✂️ 答えに{seconds}秒以上かかったので、ここで切りました。もう少し具体的に聞き直して"
+                f"ください。/ This answer took over {seconds} s, so I cut it off here: ask "
+                "again, more specifically."
+            )
+            why = f"it took longer than LLM_ROUND_SECONDS ({seconds} s)"
+        else:
+            said = (
+                "✂️ 答えが長すぎて、ここで切れています。続きが必要なら「続けて」と言ってください。"
+                "/ This answer hit the length limit and is cut off here: say “continue” for the "
+                "rest, or ask for a shorter answer."
+            )
+            why = f"it reached the length limit (LLM_MAX_TOKENS, {self.settings.llm_max_tokens})"
+        await self.store.append(
+            state.request.conversation_key,
+            m.NoticeMessage(text=f"The previous answer was cut off because {why}."),
+        )
+        return ev.Notice(said)
 
     async def _record_interrupted_text(self, state: RunState, text: str) -> None:
         state.last_text = text

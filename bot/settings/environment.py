@@ -21,6 +21,7 @@ from pydantic import (
     SecretStr,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from bot.runtime.redaction import mask_url_password
@@ -81,8 +82,11 @@ class Settings(ExternalToolSettings, ShardSettings):
     llm_api_base: OptionalStr = Field(None, alias="LLM_API_BASE")
     llm_api_key: OptionalSecret = Field(None, alias="LLM_API_KEY")
     llm_fallback_models: CsvList = Field(default_factory=list, alias="LLM_FALLBACK_MODELS")
-    llm_timeout_seconds: float = Field(60.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
+    # A member waits at most LLM_ROUND_SECONDS for one model round, retries included.
+    llm_timeout_seconds: float = Field(20.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
     llm_num_retries: int = Field(2, ge=0, le=10, alias="LLM_NUM_RETRIES")
+    llm_round_seconds: float = Field(90.0, ge=5, le=1800, alias="LLM_ROUND_SECONDS")
+    llm_max_tokens: int = Field(2048, ge=16, le=200_000, alias="LLM_MAX_TOKENS")
     llm_log_prompts: bool = Field(False, alias="LLM_LOG_PROMPTS")
     llm_models: CsvList = Field(default_factory=list, alias="LLM_MODELS")
     llm_vision_models: CsvList = Field(default_factory=list, alias="LLM_VISION_MODELS")
@@ -206,6 +210,18 @@ class Settings(ExternalToolSettings, ShardSettings):
                 "(leave it empty for no quiet hours)"
             )
         return value.strip()
+
+    @model_validator(mode="after")
+    def _tries_fit_the_round(self) -> Settings:
+        tries = self.llm_num_retries + 1
+        if self.llm_timeout_seconds * tries > self.llm_round_seconds:
+            raise ValueError(
+                f"LLM_TIMEOUT_SECONDS ({self.llm_timeout_seconds:g}) × {tries} tries "
+                f"(LLM_NUM_RETRIES + 1) is longer than LLM_ROUND_SECONDS "
+                f"({self.llm_round_seconds:g}), the most a member waits for one answer: lower "
+                "the timeout or the retries, or raise LLM_ROUND_SECONDS"
+            )
+        return self
 
     @property
     def timezone(self) -> ZoneInfo:

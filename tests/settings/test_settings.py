@@ -119,3 +119,12 @@ def test_env_example_documents_every_setting_and_loads() -> None:
             assert lines[index - 1].startswith("#") or lines[index - 1].split("=")[0].isupper(), (
                 f"{line} needs a comment"
             )
+
+
+def test_model_tries_that_cannot_fit_the_round_are_refused_with_a_sentence() -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings(environ={"LLM_TIMEOUT_SECONDS": "60", "LLM_NUM_RETRIES": "2"}, env_file=None)
+
+    (problem,) = refused.value.problems
+    assert problem.startswith("LLM_TIMEOUT_SECONDS (60) × 3 tries")
+    assert "LLM_ROUND_SECONDS (90)" in problem

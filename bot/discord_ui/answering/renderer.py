@@ -175,6 +175,10 @@ class RunRenderer:
                 await self._end_segment()
                 if reason in ("interrupted", "shutdown"):
                     await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
+                elif reason == "cut":
+                    await self._finish_cards(
+                        CardState.FAILED, "The answer was cut off before this call was complete."
+                    )
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
                     await self._send(closing)

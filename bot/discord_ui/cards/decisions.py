@@ -7,7 +7,7 @@ the conversation, by resuming it from the stored history: no run waits in memory
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
@@ -31,6 +31,11 @@ _STATUS_CARD = {
     Status.EXPIRED: CardState.EXPIRED,
     Status.INVALIDATED: CardState.INVALIDATED,
 }
+
+FORGOTTEN = (
+    "会話の記憶が削除されたので実行しません / the conversation was forgotten (/otomo forget), "
+    "so this will not run"
+)
 
 _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}
 
@@ -96,6 +101,23 @@ class ApprovalDesk:
                 f"resume approval {request.id}",
             )
         return len(found)
+
+    async def forgotten(self, requests: Sequence[ApprovalRequest]) -> None:
+        """Cards of approvals a member's /otomo forget cancelled: final at once, without the
+        arguments, saying why (their conversation is gone, so nothing will run)."""
+        for request in requests:
+            await self.staff.cards.move(
+                CardKey(request.conversation_key, request.tool_call_id),
+                CardState.INVALIDATED,
+                base=card_from_request(request, self._source_of(request.tool_name)),
+                fallback=(
+                    (request.channel_id, request.card_message_id)
+                    if request.card_message_id
+                    else None
+                ),
+                arguments=None,
+                detail=FORGOTTEN,
+            )
 
     async def sweep(self) -> None:
         """The periodic pass: end overdue cards, run what a stopped process left approved."""

@@ -12,7 +12,7 @@ from bot.agent.approvals.service import ApprovalService, NewApproval, Status, de
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.events import ApprovedBy
-from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race
+from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race, stop_reason
 from bot.agent.tools import (
     Tool,
     ToolContext,
@@ -142,7 +142,10 @@ class ToolCalls:
                 yield ev.ToolRejected(
                     call.id, call.name, arguments, "interrupted", None, gate.approval_id
                 )
-                for event in await self.invalidate_rest(key, rest):
+                after: m.RejectionReason = (
+                    "after_shutdown" if stop_reason(state.stop) == "shutdown" else "after_stop"
+                )
+                for event in await self.invalidate_rest(key, rest, after):
                     yield event
                 yield SettleEnd("interrupted")
                 return
@@ -216,10 +219,11 @@ class ToolCalls:
     ) -> AsyncIterator[ev.AgentEvent]:
         key = state.request.conversation_key
         reason: m.RejectionReason = "invalidated"
+        after: m.RejectionReason = "invalidated"
         if status == Status.REJECTED:
-            reason = "rejected"
+            reason, after = "rejected", "after_rejection"
         elif status == Status.EXPIRED:
-            reason = "timed_out"
+            reason, after = "timed_out", "after_expiry"
         row = await self.approvals.find_by_call(key, call.id)
         detail = row.reason if row is not None else None
         await self.store.append(
@@ -229,11 +233,14 @@ class ToolCalls:
         yield ev.ToolRejected(
             call.id, call.name, arguments, reason, detail, row.id if row is not None else None
         )
-        for event in await self.invalidate_rest(key, rest):
+        for event in await self.invalidate_rest(key, rest, after):
             yield event
 
-    async def invalidate_rest(self, key: str, rest: list[m.ToolCall]) -> list[ev.ToolRejected]:
-        """Calls after a rejected one in the same turn never run; say so in the history."""
+    async def invalidate_rest(
+        self, key: str, rest: list[m.ToolCall], reason: m.RejectionReason = "invalidated"
+    ) -> list[ev.ToolRejected]:
+        """Calls that will never run (after a rejected or stopped one of the same turn, or
+        left behind when the conversation moved on); say why in the history."""
         events: list[ev.ToolRejected] = []
         for call in rest:
             row = await self.approvals.find_by_call(key, call.id)
@@ -241,14 +248,14 @@ class ToolCalls:
                 await self.approvals.invalidate(row.id)
             await self.store.append(
                 key,
-                m.ToolRejectedMessage(call_id=call.id, name=call.name, reason="invalidated"),
+                m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason),
             )
             events.append(
                 ev.ToolRejected(
                     call.id,
                     call.name,
                     None,
-                    "invalidated",
+                    reason,
                     None,
                     row.id if row is not None else None,
                 )

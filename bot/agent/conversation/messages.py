@@ -10,7 +10,17 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
-RejectionReason = Literal["rejected", "timed_out", "interrupted", "invalidated"]
+RejectionReason = Literal[
+    "rejected",
+    "timed_out",
+    "interrupted",
+    "invalidated",
+    # Not run because of what happened to an earlier call of the same turn, or to the run.
+    "after_rejection",
+    "after_expiry",
+    "after_stop",
+    "after_shutdown",
+]
 
 # What the model reads for each way a tool call can end without a result.
 REJECTION_TEXT: dict[RejectionReason, str] = {
@@ -18,6 +28,10 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "timed_out": "Nobody approved this tool call in time, so it did not run.",
     "interrupted": "The tool call was interrupted by the user before it finished.",
     "invalidated": "This tool call was cancelled because the conversation moved on.",
+    "after_rejection": "Not run: the user rejected an earlier tool call of the same turn.",
+    "after_expiry": "Not run: an earlier tool call of the same turn was not approved in time.",
+    "after_stop": "Not run: the user stopped the answer before this tool call ran.",
+    "after_shutdown": "Not run: the bot restarted before this tool call ran.",
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from bot.agent import events as ev
+from bot.agent.conversation.messages import RejectionReason
 from bot.discord_ui.answering.splitting import split_message
 from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import CardState, ToolCard
@@ -27,11 +28,23 @@ EDIT_INTERVAL_SECONDS = 1.0
 # Leave room below 2,000 for the "…" cursor shown while streaming.
 STREAM_CHUNK_LIMIT = 1990
 
-_REJECTION_STATE = {
+_REJECTION_STATE: dict[RejectionReason, CardState] = {
     "rejected": CardState.REJECTED,
     "timed_out": CardState.EXPIRED,
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
+    "after_rejection": CardState.INVALIDATED,
+    "after_expiry": CardState.INVALIDATED,
+    "after_stop": CardState.INVALIDATED,
+    "after_shutdown": CardState.INVALIDATED,
+}
+
+# Why a call that never ran was cancelled, on its card.
+_NOT_RUN_BECAUSE: dict[RejectionReason, str] = {
+    "after_rejection": "前の呼び出しが却下されたため / an earlier call of this answer was rejected",
+    "after_expiry": "前の呼び出しの承認が期限切れになったため / an earlier call's approval expired",
+    "after_stop": "その前に停止されたため / the answer was stopped before it",
+    "after_shutdown": "その前に再起動したため / the bot restarted before it",
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
@@ -163,7 +176,7 @@ class RunRenderer:
                     self._key(event.call_id),
                     event.name,
                     _REJECTION_STATE[event.reason],
-                    detail=event.detail,
+                    detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
                     **_given(arguments=event.arguments),
                 )
             case ev.RoundEnd():

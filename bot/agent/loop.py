@@ -51,6 +51,16 @@ _STOPPED_NOTICE: dict[StopReason, str] = {
 }
 
 
+def rounds_of_turn(history: list[m.Message]) -> int:
+    """Model rounds since the member's last message (the planning marker is not theirs)."""
+    rounds = 0
+    for message in reversed(history):
+        if isinstance(message, m.UserMessage) and message.text != planning.CONTINUE:
+            break
+        rounds += isinstance(message, m.AssistantMessage)
+    return rounds
+
+
 def _stopped(state: RunState) -> ev.DoneReason:
     """How a stopped run ends: the member's Stop, or a shutdown (not an error either way)."""
     return "shutdown" if stop_reason(state.stop) == "shutdown" else "interrupted"
@@ -141,6 +151,8 @@ class Agent:
         state = RunState(
             request, stop or asyncio.Event(), model=await self.llm.current_model(request.guild_id)
         )
+        # AGENT_MAX_STEPS counts the model rounds of the member's turn, not of each resume.
+        state.steps = rounds_of_turn(await self.store.context(request.conversation_key))
         async for event in self._continue(state, plan=False):
             yield event
 
@@ -164,8 +176,9 @@ class Agent:
                 yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
+                steps = "1 step" if state.steps == 1 else f"{state.steps} steps"
                 notice = (
-                    f"I stopped after {state.steps} steps without a final answer. "
+                    f"I stopped after {steps} without a final answer. "
                     "Ask again more specifically, or split the request."
                 )
                 await self.store.append(
@@ -225,7 +238,9 @@ class Agent:
         else:
             offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
-        tag_filter = planning.TagFilter() if planning_round else None
+        # Every round: a model that saw the planning prompt (or its own tagged answers) may
+        # write a tag later too, and a tag is never for the member nor for history.
+        tag_filter = planning.TagFilter()
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
@@ -243,7 +258,7 @@ class Agent:
                 except StopAsyncIteration:
                     break
                 if isinstance(item, TextChunk):
-                    piece = tag_filter.feed(item.text) if tag_filter else item.text
+                    piece = tag_filter.feed(item.text)
                     if piece:
                         text += piece
                         yield ev.TextDelta(piece)
@@ -252,20 +267,18 @@ class Agent:
                 else:
                     turn = item
         except Stopped:
-            if tag_filter:
-                text += tag_filter.flush()
+            text += tag_filter.flush()
             await self._record_interrupted_text(state, text)
             raise
         finally:
             await stream.aclose()
-        if tag_filter:
-            tail = tag_filter.flush()
-            if tail:
-                text += tail
-                yield ev.TextDelta(tail)
+        tail = tag_filter.flush()
+        if tail:
+            text += tail
+            yield ev.TextDelta(tail)
         assert turn is not None
         state.usage.add(turn.usage)
-        clean = planning.strip_tags(text) if planning_round else text
+        clean = planning.strip_tags(text)
         state.last_text = clean
         # A cut turn's calls may be cut mid-arguments: none of them runs.
         tool_calls = [] if planning_round or turn.cut else turn.tool_calls

@@ -10,15 +10,14 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent import endings, planning
 from bot.agent import events as ev
-from bot.agent import planning
 from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.attachments.reading import Reading, attach, topic_text
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.shared import Shared
 from bot.agent.llm.client import (
-    TIME_LIMIT,
     LLMClient,
     LLMFailure,
     TextChunk,
@@ -31,9 +30,7 @@ from bot.agent.runs import (
     RunRequest,
     RunState,
     Stopped,
-    StopReason,
     race,
-    stop_reason,
 )
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
@@ -43,27 +40,6 @@ from bot.settings import Settings
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
 log = logging.getLogger(__name__)
-
-# What the model reads after an answer that ended early, by who ended it.
-_STOPPED_NOTICE: dict[StopReason, str] = {
-    "member": "The user stopped this answer before it finished.",
-    "shutdown": "The bot restarted before this answer finished; the user may ask again.",
-}
-
-
-def rounds_of_turn(history: list[m.Message]) -> int:
-    """Model rounds since the member's last message (the planning marker is not theirs)."""
-    rounds = 0
-    for message in reversed(history):
-        if isinstance(message, m.UserMessage) and message.text != planning.CONTINUE:
-            break
-        rounds += isinstance(message, m.AssistantMessage)
-    return rounds
-
-
-def _stopped(state: RunState) -> ev.DoneReason:
-    """How a stopped run ends: the member's Stop, or a shutdown (not an error either way)."""
-    return "shutdown" if stop_reason(state.stop) == "shutdown" else "interrupted"
 
 
 class Agent:
@@ -152,7 +128,7 @@ class Agent:
             request, stop or asyncio.Event(), model=await self.llm.current_model(request.guild_id)
         )
         # AGENT_MAX_STEPS counts the model rounds of the member's turn, not of each resume.
-        state.steps = rounds_of_turn(await self.store.context(request.conversation_key))
+        state.steps = endings.rounds_of_turn(await self.store.context(request.conversation_key))
         async for event in self._continue(state, plan=False):
             yield event
 
@@ -170,21 +146,13 @@ class Agent:
             if end == "elsewhere":
                 return  # another run already carries this conversation on
             if end == "interrupted":
-                yield ev.Done(state.last_text, _stopped(state), state.usage)
+                yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
                 return
             if end != "continue":
                 yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
-                steps = "1 step" if state.steps == 1 else f"{state.steps} steps"
-                notice = (
-                    f"I stopped after {steps} without a final answer. "
-                    "Ask again more specifically, or split the request."
-                )
-                await self.store.append(
-                    state.request.conversation_key, m.NoticeMessage(text=notice)
-                )
-                yield ev.Notice(notice)
+                yield await self._end_early(state, endings.out_of_steps(state.steps))
                 yield ev.Done(state.last_text, "max_steps", state.usage)
                 return
             planning_round = plan and state.steps == 0
@@ -199,13 +167,13 @@ class Agent:
                 yield ev.Failed(failure.sentence, failure.kind)
                 return
             except Stopped:
-                yield ev.Done(state.last_text, _stopped(state), state.usage)
+                yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
                 return
             assert turn is not None
             state.steps += 1
             yield ev.RoundEnd(state.steps)
             if turn.cut:
-                yield await self._cut(state, turn)
+                yield await self._end_early(state, endings.cut(turn, self.settings))
                 yield ev.Done(state.last_text, "cut", state.usage)
                 return
             if planning_round:
@@ -288,35 +256,17 @@ class Agent:
             )
         yield turn
 
-    async def _cut(self, state: RunState, turn: Turn) -> ev.Notice:
-        """Tell the member (and, through history, the model) that the answer was cut off."""
-        if turn.finish_reason == TIME_LIMIT:
-            seconds = f"{self.settings.llm_round_seconds:g}"
-            said = (
-                f"✂️ 答えに{seconds}秒以上かかったので、ここで切りました。もう少し具体的に聞き直して"
-                f"ください。/ This answer took over {seconds} s, so I cut it off here: ask "
-                "again, more specifically."
-            )
-            why = f"it took longer than LLM_ROUND_SECONDS ({seconds} s)"
-        else:
-            said = (
-                "✂️ 答えが長すぎて、ここで切れています。続きが必要なら「続けて」と言ってください。"
-                "/ This answer hit the length limit and is cut off here: say “continue” for the "
-                "rest, or ask for a shorter answer."
-            )
-            why = f"it reached the length limit (LLM_MAX_TOKENS, {self.settings.llm_max_tokens})"
-        await self.store.append(
-            state.request.conversation_key,
-            m.NoticeMessage(text=f"The previous answer was cut off because {why}."),
-        )
-        return ev.Notice(said)
+    async def _end_early(self, state: RunState, ending: endings.Ending) -> ev.Notice:
+        """Note for the model why the run ended early; the notice for the member."""
+        await self.store.append(state.request.conversation_key, ending.note)
+        return ev.Notice(ending.said)
 
     async def _record_interrupted_text(self, state: RunState, text: str) -> None:
         state.last_text = text
         items: list[m.Message] = []
         if text:
             items.append(m.AssistantMessage(text=text))
-        items.append(m.NoticeMessage(text=_STOPPED_NOTICE[stop_reason(state.stop)]))
+        items.append(endings.stopped(state)[1])
         await self.store.append(state.request.conversation_key, *items)
 
     # -- helpers -------------------------------------------------------------------------

@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check console bench clean
+.PHONY: run test unit lint typecheck check console bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ console: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check bot tests bench migrations examples
+	$(BIN)/ruff format --check bot tests bench migrations examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The fast half: everything but the end-to-end tests (which start the bot against the fakes).
+unit: $(STAMP)
+	$(BIN)/python -m pytest -m "not e2e" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests bench migrations examples

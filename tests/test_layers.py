@@ -47,7 +47,7 @@ AGENT_LOOP = (
     "bot.agent.events",
     "bot.agent.planning",
     "bot.agent.warmup",
-    "bot.agent.card_places",
+    "bot.agent.call_records",
 )
 # Below the Discord layer nothing knows Discord (so it runs in the console and in tests).
 DISCORD_FREE = tuple(p for layer in LAYERS[3:] for p in layer) + APART

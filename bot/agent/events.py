@@ -60,6 +60,8 @@ class ToolExecuting:
     arguments: dict[str, Any]
     approved_by: ApprovedBy
     approval_id: int | None = None
+    # Who approved it, when a person did.
+    decided_by: int | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,8 @@ class ToolRejected:
     reason: RejectionReason
     detail: str | None = None
     approval_id: int | None = None
+    # Who rejected it, when a person did.
+    decided_by: int | None = None
 
 
 @dataclass(frozen=True)

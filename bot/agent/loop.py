@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -14,28 +15,18 @@ from bot.agent import endings, planning
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.attachments.reading import Reading, attach, topic_text
+from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.shared import Shared
-from bot.agent.llm.client import (
-    LLMClient,
-    LLMFailure,
-    TextChunk,
-    ToolCallName,
-    Turn,
-)
-from bot.agent.runs import (
-    Handler,
-    PromptInput,
-    RunRequest,
-    RunState,
-    Stopped,
-    race,
-)
+from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
+from bot.agent.recovery import Recovery
+from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.runtime.clock import Clock
 from bot.settings import Settings
+from bot.storage.agent import ApprovalRequest
 
 __all__ = ["Agent", "Handler", "PromptInput", "RunRequest"]
 
@@ -57,6 +48,7 @@ class Agent:
         store: ConversationStore,
         handlers: Mapping[str, Handler],
         deps: object = None,
+        executor: str | None = None,
     ) -> None:
         self.settings = settings
         self.clock = clock
@@ -68,8 +60,16 @@ class Agent:
         self.handlers = dict(handlers)
         # Passed to every tool call as ctx.deps (the services the tools use).
         self.deps = deps
+        # This process (its shards' identity and this incarnation), for the call records.
+        self.records = CallRecords(sessions, executor or f"process/{uuid.uuid4().hex[:8]}")
+        self.recovery = Recovery(self.records, store, approvals, clock)
         self.calls = ToolCalls(
-            registry=registry, approvals=approvals, store=store, make_context=self._tool_context
+            registry=registry,
+            approvals=approvals,
+            store=store,
+            records=self.records,
+            clock=clock,
+            make_context=self._tool_context,
         )
 
     async def run(
@@ -98,51 +98,55 @@ class Agent:
 
     async def resume(
         self,
-        approval_id: int,
+        approval: ApprovalRequest | int,
         stop: asyncio.Event | None = None,
         timezone: ZoneInfo | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Continue a conversation from stored history once its approval row was decided or
-        expired: the only way a run goes on after a card (in any process)."""
-        row = await self.approvals.get(approval_id)
+        expired: the only way a run goes on after a card (in any process).
+
+        The decision is claimed in the database first, so of two resumes (a double click
+        racing the sweep, two processes) exactly one carries it on. timezone is used only for
+        rows stored before they kept their whole run request.
+        """
+        row = (
+            approval
+            if isinstance(approval, ApprovalRequest)
+            else await self.approvals.get(approval)
+        )
         if row is None:
             yield ev.Failed("That request no longer exists.", "unknown_approval")
             return
-        if row.status == Status.PENDING:
-            return
+        if row.status == Status.PENDING or not await self.approvals.claim_resume(row):
+            return  # undecided, or another resume carries it on
         waiting = await self.calls.unanswered(row.conversation_key)
         if row.tool_call_id not in {call.id for call in waiting}:
-            # Already settled (the conversation moved on, or another resume got there first).
-            return
-        request = RunRequest(
-            user_id=row.requester_id,
-            user_name=row.requester_name,
-            channel_id=row.channel_id,
-            guild_id=row.guild_id,
-            conversation_key=row.conversation_key,
-            handler=row.handler,
-            timezone=timezone or self.settings.timezone,
-            origin_message_id=row.origin_message_id,
-        )
+            return  # the conversation moved on and answered the call already
+        request = _request_of(row, timezone or self.settings.timezone)
         state = RunState(
             request, stop or asyncio.Event(), model=await self.llm.current_model(request.guild_id)
         )
+        state.decided[row.tool_call_id] = row
+        state.claimed.add(row.id)
         # AGENT_MAX_STEPS counts the model rounds of the member's turn, not of each resume.
         state.steps = endings.rounds_of_turn(await self.store.context(request.conversation_key))
-        async for event in self._continue(state, plan=False):
+        async for event in self._continue(state, plan=False, unanswered=waiting):
             yield event
 
     # -- the loop ------------------------------------------------------------------------
 
-    async def _continue(self, state: RunState, *, plan: bool) -> AsyncIterator[ev.AgentEvent]:
+    async def _continue(
+        self, state: RunState, *, plan: bool, unanswered: list[m.ToolCall] | None = None
+    ) -> AsyncIterator[ev.AgentEvent]:
         handler = self.handlers.get(state.request.handler) or self.handlers["general"]
         while True:
             end: SettleEndKind = "continue"
-            async for step in self.calls.settle(state, handler):
+            async for step in self.calls.settle(state, handler, unanswered):
                 if isinstance(step, SettleEnd):
                     end = step.kind
                 else:
                     yield step
+            unanswered = None  # read afresh after this turn
             if end == "elsewhere":
                 return  # another run already carries this conversation on
             if end == "interrupted":
@@ -197,8 +201,11 @@ class Agent:
     ) -> AsyncIterator[ev.AgentEvent | Turn]:
         request = state.request
         history = await self.store.context(request.conversation_key)
-        system = await handler.instructions(self._prompt_input(request, history))
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        if state.system_prompt is None:
+            # Built once per run: its sections (knowledge, notes, topics) read the database
+            # and the worker thread, and the run's inputs do not change between rounds.
+            state.system_prompt = await handler.instructions(self._prompt_input(request, history))
+        messages: list[dict[str, Any]] = [{"role": "system", "content": state.system_prompt}]
         messages += m.to_llm(history, state.images)
         tools: list[dict[str, Any]] | None = None
         if planning_round:
@@ -317,3 +324,20 @@ class Agent:
             ],
             purpose="summary",
         )
+
+
+def _request_of(row: ApprovalRequest, timezone: ZoneInfo) -> RunRequest:
+    """The run request an approval row stored (rows from before it was stored: rebuilt from
+    its columns, as a member without admin rights)."""
+    if row.run_request:
+        return RunRequest.from_json(row.run_request)
+    return RunRequest(
+        user_id=row.requester_id,
+        user_name=row.requester_name,
+        channel_id=row.channel_id,
+        guild_id=row.guild_id,
+        conversation_key=row.conversation_key,
+        handler=row.handler,
+        timezone=timezone,
+        origin_message_id=row.origin_message_id,
+    )

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
+from bot.agent.conversation.history import conversation_key
 from bot.agent.llm.client import Usage
+from bot.storage.agent import ApprovalRequest
 
 T = TypeVar("T")
 
@@ -38,7 +41,11 @@ class Handler:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Who asked, where, and which handler answers."""
+    """Who asked, where, and which handler answers.
+
+    The one description of a run: a mention, the console and a resume after an approval all
+    carry it whole (an approval row stores it as JSON), so no field is lost on the way.
+    """
 
     user_id: int
     user_name: str
@@ -49,6 +56,48 @@ class RunRequest:
     timezone: ZoneInfo
     origin_message_id: int | None = None
     is_admin: bool = False
+
+    @classmethod
+    def for_message(
+        cls,
+        *,
+        user_id: int,
+        user_name: str,
+        channel_id: int,
+        guild_id: int | None,
+        handler: str,
+        timezone: ZoneInfo,
+        origin_message_id: int | None = None,
+        is_admin: bool = False,
+    ) -> RunRequest:
+        """The request of a member's message (a mention or a console line), in the member's
+        conversation in that channel."""
+        return cls(
+            user_id=user_id,
+            user_name=user_name,
+            channel_id=channel_id,
+            guild_id=guild_id,
+            conversation_key=conversation_key(channel_id, user_id),
+            handler=handler,
+            timezone=timezone,
+            origin_message_id=origin_message_id,
+            is_admin=is_admin,
+        )
+
+    def to_json(self) -> str:
+        """The request as JSON, for the approval row."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["timezone"] = self.timezone.key
+        return json.dumps(data, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunRequest:
+        """The request an approval row stored."""
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        values["timezone"] = ZoneInfo(values["timezone"])
+        return cls(**values)
 
 
 @dataclass
@@ -64,6 +113,11 @@ class RunState:
     model: str | None = None
     # Images of this run's own message (key -> data URL); never stored.
     images: dict[str, str] = field(default_factory=dict)
+    # Decided approvals this run claimed (a resume), by call id and by row id.
+    decided: dict[str, ApprovalRequest] = field(default_factory=dict)
+    claimed: set[int] = field(default_factory=set)
+    # The handler's system prompt, built once per run.
+    system_prompt: str | None = None
 
 
 # Who ended a run early: the member (or an approver) with Stop, or the bot shutting down.

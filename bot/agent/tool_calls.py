@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.events import ApprovedBy
@@ -21,6 +22,7 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
+from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
 
 SettleEndKind = Literal[
@@ -55,8 +57,13 @@ class Gate:
     """What the approval gate found for one call, and the card to show when it asks."""
 
     verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere"]
-    approval_id: int | None = None
+    row: ApprovalRequest | None = None
     asking: ev.ApprovalRequired | None = None
+
+    @property
+    def approval_id(self) -> int | None:
+        """The approval row's id, when the call has one."""
+        return self.row.id if self.row is not None else None
 
 
 class ToolCalls:
@@ -68,18 +75,29 @@ class ToolCalls:
         registry: ToolRegistry,
         approvals: ApprovalService,
         store: ConversationStore,
+        records: CallRecords,
+        clock: Clock,
         make_context: Callable[[RunRequest], ToolContext[object]],
     ) -> None:
         self.registry = registry
         self.approvals = approvals
         self.store = store
+        self.records = records
+        self._clock = clock
         self._make_context = make_context
 
-    async def settle(self, state: RunState, handler: Handler) -> AsyncIterator[SettleStep]:
+    async def settle(
+        self,
+        state: RunState,
+        handler: Handler,
+        unanswered: list[m.ToolCall] | None = None,
+    ) -> AsyncIterator[SettleStep]:
         """Gate and run every unanswered call of the last assistant turn, in order; the last
-        item is how the turn ended (continue, rejected, expired, interrupted, awaiting)."""
+        item is how the turn ended (continue, rejected, expired, interrupted, awaiting).
+        unanswered is the turn's open calls when the caller has just read them."""
         key = state.request.conversation_key
-        unanswered = await self.unanswered(key)
+        if unanswered is None:
+            unanswered = await self.unanswered(key)
         for position, call in enumerate(unanswered):
             rest = unanswered[position + 1 :]
             tool_item = self._offered(state, handler, call.name)
@@ -114,9 +132,7 @@ class ToolCalls:
                 yield SettleEnd("elsewhere")
                 return
             if isinstance(gate.verdict, Status):
-                async for event in self._end_after_rejection(
-                    state, call, arguments, gate.verdict, rest
-                ):
+                async for event in self._end_after_rejection(state, call, arguments, gate, rest):
                     yield event
                 yield SettleEnd(_END_OF_REFUSAL[gate.verdict])
                 return
@@ -126,9 +142,20 @@ class ToolCalls:
                 arguments,
                 approved_by=gate.verdict,
                 approval_id=gate.approval_id,
+                decided_by=gate.row.decided_by if gate.row is not None else None,
             )
             ctx = self._make_context(state.request)
             ctx.call_id, ctx.raw_arguments = call.id, call.arguments
+            # Recorded before the tool starts: a crash from here on leaves "started, outcome
+            # unknown", never a false "nothing was run".
+            await self.records.started(
+                key,
+                call.id,
+                call.name,
+                state.request.channel_id,
+                self._clock.now(),
+                tool_item.timeout,
+            )
             try:
                 result = await race(execute(tool_item, ctx, arguments), state.stop)
             except Stopped:
@@ -139,6 +166,7 @@ class ToolCalls:
                     partial=list(ctx.partial) or None,
                 )
                 await self.store.append(key, rejected)
+                await self.records.finished(key, call.id, self._clock.now())
                 yield ev.ToolRejected(
                     call.id, call.name, arguments, "interrupted", None, gate.approval_id
                 )
@@ -150,6 +178,7 @@ class ToolCalls:
                 yield SettleEnd("interrupted")
                 return
             await self._record_result(key, call, result)
+            await self.records.finished(key, call.id, self._clock.now())
             yield ev.ToolResult(
                 call.id, call.name, arguments, result.output, result.is_error, gate.approval_id
             )
@@ -167,7 +196,10 @@ class ToolCalls:
         request = state.request
         if not tool_item.requires_approval:
             return Gate("not_needed")
-        existing = await self.approvals.find_by_call(request.conversation_key, call.id)
+        # A resume hands over the row it claimed; other calls are looked up once.
+        existing = state.decided.get(call.id) or await self.approvals.find_by_call(
+            request.conversation_key, call.id
+        )
         if existing is None:
             ask, why = await self.approvals.needs_asking(request.user_id, tool_item.name)
             if not ask:
@@ -184,6 +216,7 @@ class ToolCalls:
                     origin_message_id=request.origin_message_id,
                     conversation_key=request.conversation_key,
                     handler=request.handler,
+                    run_request=request.to_json(),
                 )
             )
             # The row exists before the card: a decision made anywhere later finds it.
@@ -196,68 +229,79 @@ class ToolCalls:
                 existing.expires_at,
                 source=None if tool_item.source == "core" else tool_item.source,
             )
-            return Gate("awaiting", existing.id, asking)
+            return Gate("awaiting", existing, asking)
         status = Status(existing.status)
         if status == Status.PENDING:
             # Still undecided: the click (or the expiry sweep) will resume the conversation.
-            return Gate("awaiting", existing.id)
-        if status == Status.APPROVED:
-            # Claimed before running: of two resumes of one decision, only one runs the tool.
-            claimed = await self.approvals.claim(existing.id)
-            return Gate("person" if claimed else "elsewhere", existing.id)
+            return Gate("awaiting", existing)
+        if existing.id in state.claimed:
+            # This run's resume claimed the decision: it alone carries it on.
+            return Gate("person" if status == Status.EXECUTED else status, existing)
+        if status in (Status.APPROVED, Status.REJECTED, Status.EXPIRED):
+            # Decided but not yet carried on: of all who try, only one claimant goes on.
+            if not await self.approvals.claim_resume(existing):
+                return Gate("elsewhere", existing)
+            state.claimed.add(existing.id)
+            return Gate("person" if existing.status == Status.EXECUTED else status, existing)
         if status == Status.EXECUTED:
-            return Gate("elsewhere", existing.id)
-        return Gate(status, existing.id)
+            return Gate("elsewhere", existing)
+        return Gate(status, existing)
 
     async def _end_after_rejection(
         self,
         state: RunState,
         call: m.ToolCall,
         arguments: dict[str, Any],
-        status: Status | str,
+        gate: Gate,
         rest: list[m.ToolCall],
     ) -> AsyncIterator[ev.AgentEvent]:
         key = state.request.conversation_key
         reason: m.RejectionReason = "invalidated"
         after: m.RejectionReason = "invalidated"
-        if status == Status.REJECTED:
+        if gate.verdict == Status.REJECTED:
             reason, after = "rejected", "after_rejection"
-        elif status == Status.EXPIRED:
+        elif gate.verdict == Status.EXPIRED:
             reason, after = "timed_out", "after_expiry"
-        row = await self.approvals.find_by_call(key, call.id)
+        row = gate.row
         detail = row.reason if row is not None else None
         await self.store.append(
             key,
             m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason, detail=detail),
         )
         yield ev.ToolRejected(
-            call.id, call.name, arguments, reason, detail, row.id if row is not None else None
+            call.id,
+            call.name,
+            arguments,
+            reason,
+            detail,
+            row.id if row is not None else None,
+            decided_by=row.decided_by if row is not None else None,
         )
         for event in await self.invalidate_rest(key, rest, after):
             yield event
 
     async def invalidate_rest(
-        self, key: str, rest: list[m.ToolCall], reason: m.RejectionReason = "invalidated"
+        self, key: str, rest: list[m.ToolCall], why: m.RejectionReason = "invalidated"
     ) -> list[ev.ToolRejected]:
         """Calls that will never run (after a rejected or stopped one of the same turn, or
-        left behind when the conversation moved on); say why in the history."""
+        left behind when the conversation moved on); say why in the history. A call that had
+        started (a process stopped while it ran) is recorded as started with an unknown
+        outcome, which is the truth."""
         events: list[ev.ToolRejected] = []
+        started = await self.records.started_calls(key, [call.id for call in rest])
         for call in rest:
             row = await self.approvals.find_by_call(key, call.id)
             if row is not None:
                 await self.approvals.invalidate(row.id)
+            reason: m.RejectionReason = "unknown_outcome" if call.id in started else why
             await self.store.append(
-                key,
-                m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason),
+                key, m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason)
             )
+            if call.id in started:
+                await self.records.finished(key, call.id, self._clock.now())
             events.append(
                 ev.ToolRejected(
-                    call.id,
-                    call.name,
-                    None,
-                    reason,
-                    None,
-                    row.id if row is not None else None,
+                    call.id, call.name, None, reason, None, row.id if row is not None else None
                 )
             )
         return events
@@ -296,9 +340,9 @@ class ToolCalls:
         )
 
     async def left_behind(self, now: datetime) -> list[ApprovalRequest]:
-        """Approved requests whose call still waits in its conversation and that no run
+        """Decided requests whose call still waits in its conversation and that no resume
         claimed: the process stopped between the recorded click and the resume."""
-        rows = await self.approvals.approved_unclaimed(now - RESUMABLE_FOR, now - LEFT_BEHIND_AFTER)
+        rows = await self.approvals.decided_unresumed(now - RESUMABLE_FOR, now - LEFT_BEHIND_AFTER)
         waiting: list[ApprovalRequest] = []
         for row in rows:
             # A conversation that moved on answered the call already: nothing to run.

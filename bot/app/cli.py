@@ -53,7 +53,7 @@ async def _console(settings: Settings) -> int:
     from bot.app.console_reminders import terminal_delivery
     from bot.app.core import build_core
 
-    core = await build_core(settings)
+    core = await build_core(settings, identity="console")
     core.features.start()
     await core.extools.start()
     console = Console(core.agent, core.approvals)

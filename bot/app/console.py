@@ -9,7 +9,6 @@ from typing import TextIO
 
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, Decision
-from bot.agent.conversation.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID
@@ -79,12 +78,11 @@ class Console:
     async def answer(self, text: str) -> None:
         """Run the agent on one line and print its events."""
         chosen = await in_worker(route, text)
-        request = RunRequest(
+        request = RunRequest.for_message(
             user_id=CONSOLE_USER_ID,
             user_name=self.user_name,
             channel_id=CONSOLE_CHANNEL_ID,
             guild_id=None,
-            conversation_key=conversation_key(CONSOLE_CHANNEL_ID, CONSOLE_USER_ID),
             handler=chosen.handler,
             timezone=self.agent.settings.timezone,
         )

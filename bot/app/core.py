@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from dataclasses import dataclass
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -19,6 +20,7 @@ from bot.app.features import register_features
 from bot.app.services import Deps, build_deps
 from bot.extools import ExternalToolsRuntime, build_external_tools
 from bot.handlers.builder import AppBuilder, FeatureLifecycle
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
@@ -48,6 +50,8 @@ class Core:
     retention: Retention
     extools: ExternalToolsRuntime
     models: ModelChoice
+    # Who may do what; one set of rules for every command, button and tool.
+    permissions: Permissions
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -75,7 +79,11 @@ class Core:
 
 
 async def build_core(
-    settings: Settings, clock: Clock | None = None, *, warm_in_background: bool = False
+    settings: Settings,
+    clock: Clock | None = None,
+    *,
+    warm_in_background: bool = False,
+    identity: str | None = None,
 ) -> Core:
     """Create and migrate the database and build the agent with every feature's tools.
 
@@ -120,6 +128,9 @@ async def build_core(
         store=store,
         handlers=builder.handlers(),
         deps=deps,
+        # Stable across restarts (the shards it runs), plus this start: after a crash the
+        # next start of the same process finds what its earlier life left open.
+        executor=f"{identity or settings.shard_plan.identity()}/{uuid.uuid4().hex[:8]}",
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
     core = Core(
@@ -140,6 +151,7 @@ async def build_core(
             settings, clock, database.sessions, registry, agent.handlers, database.health
         ),
         models,
+        Permissions.from_settings(settings),
         loop_watch,
         preparing,
     )

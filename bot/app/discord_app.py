@@ -48,6 +48,7 @@ class App:
             approvals=core.approvals,
             preferences=core.preferences,
             database_health=core.database.health,
+            permissions=core.permissions,
             cogs=parts.commands,
             on_ready_hooks=[self.on_ready_once],
             on_connect_hooks=[self.on_connect_once],
@@ -88,6 +89,8 @@ class App:
         await self.reminders.start()
         try:
             await self.bot.approval_clicks.resume_left_behind()
+            # Calls this process was running when it stopped end truthfully, cards included.
+            await self.bot.approval_clicks.recover(everyone=False)
         except Exception as exc:
             # The approval sweep resumes them once the database is back.
             if not self.core.database.health.noticed(exc):
@@ -143,7 +146,7 @@ class App:
 def discord_parts(core: Core) -> DiscordBuilder:
     """The bot's own slash commands, then every feature's Discord part."""
     settings = core.settings
-    parts = DiscordBuilder(settings, core.clock, core.preferences)
+    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions)
     parts.add_commands(
         lambda client: CoreCommands(
             client,
@@ -154,7 +157,9 @@ def discord_parts(core: Core) -> DiscordBuilder:
             sees_images=core.llm.supports_vision,
         )
     )
-    parts.add_commands(lambda client: ModelCommands(core.models, core.llm.supports_vision))
+    parts.add_commands(
+        lambda client: ModelCommands(core.models, core.llm.supports_vision, core.permissions)
+    )
     parts.add_commands(
         lambda client: MemoryCommands(
             client,

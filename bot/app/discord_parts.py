@@ -67,10 +67,10 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
 def knowledge(app: DiscordBuilder, deps: Deps) -> None:
     """/kb for knowledge-base admins."""
     app.add_commands(
-        lambda client: KnowledgeCommands(deps.kb_editor, app.preferences, app.settings)
+        lambda client: KnowledgeCommands(deps.kb_editor, app.preferences, app.permissions)
     )
 
 
 def notes(app: DiscordBuilder, deps: Deps) -> None:
     """/notes for the server notebook."""
-    app.add_commands(lambda client: NotesCommands(deps.notebook, app.preferences))
+    app.add_commands(lambda client: NotesCommands(deps.notebook, app.preferences, app.permissions))

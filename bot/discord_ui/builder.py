@@ -11,6 +11,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from bot.discord_ui.client import CogFactory
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
 from bot.settings import Settings
@@ -33,6 +34,7 @@ class DiscordBuilder:
     settings: Settings
     clock: Clock
     preferences: UserPreferences
+    permissions: Permissions
     commands: list[CogFactory] = field(default_factory=list)
     message_hooks: list[MessageHook] = field(default_factory=list)
     posts: list[ScheduledPost] = field(default_factory=list)

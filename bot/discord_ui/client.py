@@ -12,7 +12,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.approvals.service import ApprovalService
-from bot.agent.card_places import CardPlaces
 from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Conversations, Staff
 from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
@@ -22,6 +21,7 @@ from bot.discord_ui.cards.decisions import ApprovalDesk
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
@@ -68,6 +68,7 @@ class OtomoBot(commands.AutoShardedBot):
         approvals: ApprovalService,
         preferences: UserPreferences,
         database_health: DatabaseHealth | None = None,
+        permissions: Permissions | None = None,
         cogs: Sequence[CogFactory] = (),
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
@@ -91,6 +92,7 @@ class OtomoBot(commands.AutoShardedBot):
         )
         self.settings = settings
         self.database_health = database_health or DatabaseHealth()
+        self.permissions = permissions or Permissions.from_settings(settings)
         self.tasks = BackgroundTasks()
         self.runs = runs = LiveRuns()
         staff = Staff(
@@ -98,15 +100,16 @@ class OtomoBot(commands.AutoShardedBot):
             agent=agent,
             approvals=approvals,
             preferences=preferences,
-            cards=CardOwner(self.get_partial_messageable, CardPlaces(agent.sessions), agent.clock),
+            cards=CardOwner(self.get_partial_messageable, agent.records, agent.clock),
             runs=runs,
             tasks=self.tasks,
             health=self.database_health,
+            permissions=self.permissions,
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
         self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
-        self.stop_clicks = StopControl(runs, settings)
+        self.stop_clicks = StopControl(runs, self.permissions)
         self._cog_factories = list(cogs)
         self._on_ready_hooks = list(on_ready_hooks)
         self._on_connect_hooks = list(on_connect_hooks)

@@ -2,7 +2,7 @@
 
 from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor
 from bot.knowledge.context import context_for, knowledge_instructions
-from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile, may_edit
+from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import KnowledgeHit, RefreshReport
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps, knowledge_index, search_knowledge
@@ -25,7 +25,6 @@ __all__ = [
     "context_for",
     "knowledge_index",
     "knowledge_instructions",
-    "may_edit",
     "search_knowledge",
     "web_tools",
 ]

@@ -1,25 +1,14 @@
-"""What editing the knowledge base speaks in: who may edit, files as listed, refusals."""
+"""What editing the knowledge base speaks in: files as listed, refusals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bot.settings import Settings
-
 
 class KnowledgeEditError(Exception):
     """An edit the knowledge base refuses; the message tells the admin what to do instead."""
-
-
-def may_edit(permissions_manage_guild: bool, role_ids: Iterable[int], settings: Settings) -> bool:
-    """Whether a member may edit the knowledge base: Manage Server, or a KB_ADMIN_ROLE_IDS role."""
-    if permissions_manage_guild:
-        return True
-    allowed = set(settings.kb_admin_role_ids)
-    return any(role in allowed for role in role_ids)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,6 @@ from bot.knowledge.edit_terms import (
     KnowledgeEditError,
     KnowledgeFile,
     exists_text,
-    may_edit,
     read_or_none,
     too_large_text,
 )
@@ -24,7 +23,7 @@ from bot.knowledge.results import RefreshReport
 from bot.runtime.clock import Clock
 from bot.settings import Settings
 
-__all__ = ["FileContent", "KnowledgeEditError", "KnowledgeEditor", "KnowledgeFile", "may_edit"]
+__all__ = ["FileContent", "KnowledgeEditError", "KnowledgeEditor", "KnowledgeFile"]
 
 
 class KnowledgeEditor:

@@ -76,6 +76,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     # Below Pillow's own warning threshold (89.5 million pixels).
     max_image_pixels: int = Field(25_000_000, ge=1_000_000, le=80_000_000, alias="MAX_IMAGE_PIXELS")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
+    owner_ids: IdList = Field(default_factory=list, alias="OWNER_IDS")
 
     # LLM
     llm_model: str = Field("openai/gpt-4o-mini", min_length=1, alias="LLM_MODEL")

@@ -51,6 +51,10 @@ class ApprovalRequest(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
     decided_by: Mapped[int | None] = mapped_column(BigInteger)
     decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The whole run request (JSON), so a resume anywhere continues with the same rights.
+    run_request: Mapped[str | None] = mapped_column(Text)
+    # Set by the one resume that carries the decision on; a second resume finds it taken.
+    resumed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class ToolGrant(Base):
@@ -88,7 +92,10 @@ class ToolCardMessage(Base):
     """Which Discord message shows a tool call's card, so any process can finish it later."""
 
     __tablename__ = "tool_card_messages"
-    __table_args__ = (UniqueConstraint("conversation_key", "call_id"),)
+    __table_args__ = (
+        UniqueConstraint("conversation_key", "call_id"),
+        Index("ix_tool_card_messages_final_at_created_at", "final_at", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     conversation_key: Mapped[str] = mapped_column(String(100))
@@ -97,3 +104,29 @@ class ToolCardMessage(Base):
     channel_id: Mapped[int] = mapped_column(BigInteger)
     message_id: Mapped[int] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The process (shard identity and incarnation) that posted it.
+    executor: Mapped[str | None] = mapped_column(String(100))
+    # When the card reached a final state; cards without one are checked after a crash.
+    final_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class ToolRun(Base):
+    """A tool call that started running: finished when its result is recorded, so a call a
+    stopped process was running ends as "started, outcome unknown" instead of "not run"."""
+
+    __tablename__ = "tool_runs"
+    __table_args__ = (
+        UniqueConstraint("conversation_key", "call_id"),
+        Index("ix_tool_runs_finished_at", "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    conversation_key: Mapped[str] = mapped_column(String(100))
+    call_id: Mapped[str] = mapped_column(String(100))
+    tool_name: Mapped[str] = mapped_column(String(64))
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    executor: Mapped[str] = mapped_column(String(100))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Past this the call cannot still be running anywhere (its timeout plus a margin).
+    lease_until: Mapped[datetime] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

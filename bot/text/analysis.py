@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,13 @@ _tokenizer_lock = threading.Lock()
 _shared: list[Tokenizer] = []
 
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9_'+-]*")
+
+# Texts up to a mention's length are remembered (files are analysed once per content hash
+# elsewhere and would only crowd the mentions out).
+_REMEMBERED_TEXT_CHARS = 2000
+_REMEMBERED_TEXTS = 256
+_remembered: OrderedDict[str, tuple[Token, ...]] = OrderedDict()
+_remembered_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,17 +63,37 @@ def _tokenizer() -> Tokenizer:
 
 
 def tokenize(text: str) -> list[Token]:
-    """Morphemes of normalised text, with base forms."""
-    tokens: list[Token] = []
+    """Morphemes of normalised text, with base forms.
+
+    A mention is read by the router, the knowledge base, the notes and the word pool; short
+    texts are analysed once and remembered, so each of them reuses the same tokens.
+    """
     normalized = normalize(text)
+    if len(normalized) > _REMEMBERED_TEXT_CHARS:
+        return list(_analyse(normalized))
+    with _remembered_lock:
+        tokens = _remembered.get(normalized)
+        if tokens is not None:
+            _remembered.move_to_end(normalized)
+            return list(tokens)
+    tokens = _analyse(normalized)
+    with _remembered_lock:
+        _remembered[normalized] = tokens
+        while len(_remembered) > _REMEMBERED_TEXTS:
+            _remembered.popitem(last=False)
+    return list(tokens)
+
+
+def _analyse(normalized: str) -> tuple[Token, ...]:
     with _tokenizer_lock:
         analysed = list(_tokenizer().tokenize(normalized))
+    tokens: list[Token] = []
     for item in analysed:
         pos_parts = item.part_of_speech.split(",")
         base = item.base_form if item.base_form != "*" else item.surface
         reading = item.reading if item.reading != "*" else item.surface
         tokens.append(Token(item.surface, base, pos_parts[0], ",".join(pos_parts[1:]), reading))
-    return tokens
+    return tuple(tokens)
 
 
 def base_forms(text: str) -> list[str]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 
+import pytest
+
 from bot.agent import events as ev
 from bot.agent.approvals.service import Decision, Status
 from bot.agent.conversation import messages as m
@@ -84,6 +86,41 @@ async def test_deciding_twice_has_one_effect(rig: Rig) -> None:
     assert len([e for run in resumed for e in run if isinstance(e, ev.Done)]) == 1
     loser = second if first.effective else first
     assert "already" in loser.message
+
+
+@pytest.mark.parametrize("decision", [Decision.APPROVE, Decision.REJECT])
+async def test_two_resumes_that_both_read_the_decision_carry_it_on_exactly_once(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch, decision: Decision
+) -> None:
+    rig.llm.queue(tool_call("add_note", {"text": "x"}), text("done"))
+    approval_id = await _pending_approval(rig)
+    await rig.approvals.decide(approval_id, 100, decision)
+    # A double click racing the sweep: both resumes read the decided row before either goes on.
+    both_read = asyncio.Barrier(2)
+    read = rig.approvals.get
+
+    async def read_then_meet(approval: int) -> object:
+        row = await read(approval)
+        await both_read.wait()
+        return row
+
+    monkeypatch.setattr(rig.approvals, "get", read_then_meet)
+
+    first, second = await asyncio.gather(
+        collect(rig.agent.resume(approval_id)), collect(rig.agent.resume(approval_id))
+    )
+
+    events = first + second
+    assert len([e for e in events if isinstance(e, ev.Done)]) == 1
+    assert rig.book.notes == (["x"] if decision == Decision.APPROVE else [])
+    settled = [e for e in events if isinstance(e, ev.ToolResult | ev.ToolRejected)]
+    assert len(settled) == 1
+    answers = [
+        s
+        for s in await rig.agent.store.tail(rig.request().conversation_key)
+        if isinstance(s.message, m.ToolResultMessage | m.ToolRejectedMessage)
+    ]
+    assert len(answers) == 1
 
 
 async def test_a_run_that_dies_at_its_card_still_runs_the_tool_when_approved(rig: Rig) -> None:

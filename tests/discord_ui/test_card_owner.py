@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.agent.card_places import CardPlaces
+from bot.agent.call_records import CallRecords
 from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey, CardOwner, may_move
 from bot.runtime.clock import ManualClock
@@ -60,7 +60,7 @@ KEY = CardKey("c5:u7", "call_1")
 async def test_a_finished_card_is_never_shown_as_running_again(
     database: Database, clock: ManualClock
 ) -> None:
-    owner = CardOwner(Messages(), CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
+    owner = CardOwner(Messages(), CallRecords(database.sessions, "test/1"), clock)  # type: ignore[arg-type]
     message = Message(42)
     await owner.adopt(KEY, message, ToolCard(name="add_note"))  # type: ignore[arg-type]
 
@@ -75,7 +75,7 @@ async def test_a_finished_card_is_never_shown_as_running_again(
 async def test_concurrent_writers_edit_one_at_a_time_and_end_on_the_final_state(
     database: Database, clock: ManualClock
 ) -> None:
-    owner = CardOwner(Messages(), CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
+    owner = CardOwner(Messages(), CallRecords(database.sessions, "test/1"), clock)  # type: ignore[arg-type]
     message = Message(42)
     await owner.adopt(KEY, message, ToolCard(name="add_note"))  # type: ignore[arg-type]
 
@@ -95,10 +95,10 @@ async def test_another_process_finds_the_card_by_its_call(
     database: Database, clock: ManualClock
 ) -> None:
     messages = Messages()
-    first = CardOwner(messages, CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
+    first = CardOwner(messages, CallRecords(database.sessions, "test/1"), clock)  # type: ignore[arg-type]
     await first.adopt(KEY, messages.get_partial_message(42), ToolCard(name="add_note"))  # type: ignore[arg-type]
 
-    second = CardOwner(messages, CardPlaces(database.sessions), clock)  # type: ignore[arg-type]
+    second = CardOwner(messages, CallRecords(database.sessions, "test/1"), clock)  # type: ignore[arg-type]
     assert await second.move(KEY, CardState.INVALIDATED)
 
     assert "cancelled" in titles(messages.by_id[42])[-1]

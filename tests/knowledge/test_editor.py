@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge import files
 from bot.knowledge.changes import ChangeAction, Editor
-from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, may_edit
+from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
@@ -207,15 +207,6 @@ async def test_reload_picks_up_files_changed_outside_the_bot(
 
     assert report.added == ["extra.md"]
     assert "1 files added" in report.summary()
-
-
-def test_manage_server_or_a_kb_admin_role_may_edit() -> None:
-    settings = Settings(kb_admin_role_ids=[500, 600])
-
-    assert may_edit(True, [], settings)
-    assert may_edit(False, [1, 600], settings)
-    assert not may_edit(False, [1, 2], settings)
-    assert not may_edit(False, [500], Settings())
 
 
 @pytest.mark.parametrize("path", ["../x.md", "/etc/x.md", "notes.txt", "faq.md"])

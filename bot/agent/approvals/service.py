@@ -10,7 +10,7 @@ import json
 import logging
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import case, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -21,7 +21,9 @@ from bot.agent.approvals.types import (
     Status,
     already_text,
     decode_arguments,
+    not_yours_text,
 )
+from bot.members.permissions import may_decide
 from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest, ToolGrant
 
@@ -35,6 +37,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+# Decisions a resume carries on: the call runs, or the model learns why it did not.
+RESUMABLE = (Status.APPROVED, Status.REJECTED, Status.EXPIRED)
 
 
 class ApprovalService:
@@ -66,6 +71,7 @@ class ApprovalService:
             origin_message_id=new.origin_message_id,
             conversation_key=new.conversation_key,
             handler=new.handler,
+            run_request=new.run_request,
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.timeout,
@@ -101,50 +107,61 @@ class ApprovalService:
                 .values(card_message_id=message_id)
             )
 
+    def refusal(self, request: ApprovalRequest, user_id: int, is_approver: bool) -> str | None:
+        """Why user_id may not decide this request, or None when they may (the one rule: the
+        member who asked, or an approver)."""
+        if may_decide(user_id, request.requester_id, is_approver=is_approver):
+            return None
+        return not_yours_text(request.requester_name)
+
     async def decide(
         self,
-        approval_id: int,
+        approval: ApprovalRequest | int,
         user_id: int,
         decision: Decision,
         reason: str | None = None,
         *,
         is_approver: bool = False,
     ) -> DecisionOutcome:
-        """Apply a person's decision once; refuse anyone but the requester or an approver."""
-        request = await self.get(approval_id)
+        """Apply a person's decision once; refuse anyone but the requester or an approver.
+
+        Given the row a click already read, it is not read again: the conditional update says
+        whether the decision took, and the row is brought up to date in memory.
+        """
+        request = approval if isinstance(approval, ApprovalRequest) else await self.get(approval)
         if request is None:
             return DecisionOutcome(False, None, "This request no longer exists.", None)
-        if user_id != request.requester_id and not is_approver:
-            return DecisionOutcome(
-                False,
-                Status(request.status),
-                f"Only {request.requester_name} (who asked) or an approver can decide this.",
-                request,
-            )
+        refusal = self.refusal(request, user_id, is_approver)
+        if refusal is not None:
+            return DecisionOutcome(False, Status(request.status), refusal, request)
         if request.status != Status.PENDING:
             return DecisionOutcome(
                 False, Status(request.status), already_text(Status(request.status)), request
             )
         now = self._clock.now()
         if request.expires_at <= now:
-            expired = await self._set_status(approval_id, Status.EXPIRED, None, None, now)
-            refreshed = await self.get(approval_id)
+            expired = await self._set_status(request.id, Status.EXPIRED, None, None, now)
+            if expired:
+                _decided(request, Status.EXPIRED, None, None, now)
+            else:
+                request = await self.get(request.id) or request
             return DecisionOutcome(
                 False,
-                Status.EXPIRED,
+                Status(request.status),
                 "This request expired; nothing was run.",
-                refreshed,
+                request,
                 changed=expired,
             )
         status = Status.REJECTED if decision == Decision.REJECT else Status.APPROVED
-        changed = await self._set_status(
-            approval_id, status, (reason or "").strip()[:500] or None, user_id, now
-        )
-        refreshed = await self.get(approval_id)
+        why = (reason or "").strip()[:500] or None
+        changed = await self._set_status(request.id, status, why, user_id, now)
         if not changed:
-            current = Status(refreshed.status) if refreshed else None
+            # Someone (or the sweep) decided it a moment earlier: say what happened instead.
+            current_row = await self.get(request.id)
+            current = Status(current_row.status) if current_row else None
             text = already_text(current) if current else "This request no longer exists."
-            return DecisionOutcome(False, current, text, refreshed)
+            return DecisionOutcome(False, current, text, current_row)
+        _decided(request, status, why, user_id, now)
         if decision == Decision.ALWAYS:
             await self.grant(request.requester_id, request.tool_name)
         text = {
@@ -152,27 +169,46 @@ class ApprovalService:
             Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
             Decision.REJECT: "Rejected.",
         }[decision]
-        return DecisionOutcome(True, status, text, refreshed, changed=True)
+        return DecisionOutcome(True, status, text, request, changed=True)
 
-    async def claim(self, approval_id: int) -> bool:
-        """Take an approved request for execution; only one caller ever gets True."""
+    async def claim_resume(self, request: ApprovalRequest) -> bool:
+        """Take a decided request to carry the conversation on; only one caller, in any
+        process, ever gets True. An approved request is marked executed in the same update,
+        so its tool runs at most once."""
+        now = self._clock.now()
         async with self._sessions() as session, session.begin():
             result = await session.execute(
                 update(ApprovalRequest)
-                .where(ApprovalRequest.id == approval_id, ApprovalRequest.status == Status.APPROVED)
-                .values(status=Status.EXECUTED)
+                .where(
+                    ApprovalRequest.id == request.id,
+                    ApprovalRequest.resumed_at.is_(None),
+                    ApprovalRequest.status.in_(RESUMABLE),
+                )
+                .values(
+                    resumed_at=now,
+                    status=case(
+                        (ApprovalRequest.status == Status.APPROVED, Status.EXECUTED.value),
+                        else_=ApprovalRequest.status,
+                    ),
+                )
             )
-        return bool(getattr(result, "rowcount", 0))
+        claimed = bool(getattr(result, "rowcount", 0))
+        if claimed:
+            request.resumed_at = now
+            if request.status == Status.APPROVED:
+                request.status = Status.EXECUTED
+        return claimed
 
-    async def approved_unclaimed(
+    async def decided_unresumed(
         self, decided_after: datetime, decided_before: datetime
     ) -> list[ApprovalRequest]:
-        """Approved requests no run has claimed, decided in that window, oldest first."""
+        """Decided requests no resume has carried on, decided in that window, oldest first."""
         async with self._sessions() as session:
             rows = await session.scalars(
                 select(ApprovalRequest)
                 .where(
-                    ApprovalRequest.status == Status.APPROVED,
+                    ApprovalRequest.status.in_(RESUMABLE),
+                    ApprovalRequest.resumed_at.is_(None),
                     ApprovalRequest.decided_at > decided_after,
                     ApprovalRequest.decided_at <= decided_before,
                 )
@@ -282,3 +318,13 @@ class ApprovalService:
                 .values(status=status, reason=reason, decided_by=user_id, decided_at=now)
             )
         return bool(getattr(result, "rowcount", 0))
+
+
+def _decided(
+    request: ApprovalRequest, status: Status, reason: str | None, by: int | None, at: datetime
+) -> None:
+    """Bring a row read earlier up to date with the decision this process just wrote."""
+    request.status = status
+    request.reason = reason
+    request.decided_by = by
+    request.decided_at = at

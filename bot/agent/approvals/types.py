@@ -44,6 +44,8 @@ class NewApproval:
     origin_message_id: int | None
     conversation_key: str
     handler: str
+    # The run request as JSON (RunRequest.to_json), restored whole by the resume.
+    run_request: str | None = None
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,11 @@ class DecisionOutcome:
     # This call changed the row (decided it, or found it overdue and expired it): the caller
     # owns continuing the conversation, and nobody else will.
     changed: bool = False
+
+
+def not_yours_text(requester_name: str) -> str:
+    """The sentence for someone who may not decide another member's call."""
+    return f"Only {requester_name} (who asked) or an approver can decide this."
 
 
 def already_text(status: Status) -> str:

@@ -15,6 +15,7 @@ RejectionReason = Literal[
     "timed_out",
     "interrupted",
     "invalidated",
+    "unknown_outcome",
     # Not run because of what happened to an earlier call of the same turn, or to the run.
     "after_rejection",
     "after_expiry",
@@ -28,6 +29,9 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "timed_out": "Nobody approved this tool call in time, so it did not run.",
     "interrupted": "The tool call was interrupted by the user before it finished.",
     "invalidated": "This tool call was cancelled because the conversation moved on.",
+    "unknown_outcome": "This tool call started, but the bot stopped before it finished, so its "
+    "outcome is unknown: it may or may not have taken effect. Tell the user, and check before "
+    "doing it again.",
     "after_rejection": "Not run: the user rejected an earlier tool call of the same turn.",
     "after_expiry": "Not run: an earlier tool call of the same turn was not approved in time.",
     "after_stop": "Not run: the user stopped the answer before this tool call ran.",

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 import discord
 
 from bot.agent.approvals.service import ApprovalService
-from bot.agent.conversation.history import conversation_key
 from bot.agent.loop import Agent, RunRequest
-from bot.discord_ui.answering.gate import Gate, is_approver
+from bot.discord_ui.answering.gate import Gate
 from bot.discord_ui.answering.intake import read_shared
 from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.typing import typing_during
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
+from bot.discord_ui.members import actor_of
 from bot.handlers.router import route
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
@@ -39,6 +40,7 @@ class Staff:
     runs: LiveRuns
     tasks: BackgroundTasks
     health: DatabaseHealth
+    permissions: Permissions
 
     def renderer(
         self,
@@ -104,16 +106,15 @@ class Conversations:
                 chosen.handler,
                 chosen.rule,
             )
-            request = RunRequest(
+            request = RunRequest.for_message(
                 user_id=message.author.id,
                 user_name=message.author.display_name,
                 channel_id=message.channel.id,
                 guild_id=message.guild.id if message.guild else None,
-                conversation_key=conversation_key(message.channel.id, message.author.id),
                 handler=chosen.handler,
                 timezone=timezone,
                 origin_message_id=message.id,
-                is_admin=is_approver(message.author, staff.settings),
+                is_admin=staff.permissions.is_approver(actor_of(message.author)),
             )
             renderer = staff.renderer(
                 message.channel,

@@ -68,17 +68,6 @@ def mention_text(message: discord.Message, bot_id: int) -> str:
     return " ".join(text.split()) if "\n" not in text else text.strip()
 
 
-def is_approver(user: discord.abc.User | discord.Member, settings: Settings) -> bool:
-    """Manage Server, Administrator, or a role in APPROVER_ROLE_IDS."""
-    if not isinstance(user, discord.Member):
-        return False
-    permissions = user.guild_permissions
-    if permissions.administrator or permissions.manage_guild:
-        return True
-    approver_roles = set(settings.approver_role_ids)
-    return any(role.id in approver_roles for role in user.roles)
-
-
 # Characters that show nothing: a mention made only of them says nothing (no model call).
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
 _BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")

@@ -33,6 +33,7 @@ _REJECTION_STATE: dict[RejectionReason, CardState] = {
     "timed_out": CardState.EXPIRED,
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
+    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
     "after_rejection": CardState.INVALIDATED,
     "after_expiry": CardState.INVALIDATED,
     "after_stop": CardState.INVALIDATED,
@@ -157,11 +158,14 @@ class RunRenderer:
                     source=event.source,
                 )
             case ev.ToolExecuting():
+                key = self._key(event.call_id)
                 await self._move(
-                    self._key(event.call_id),
+                    key,
                     event.name,
                     CardState.RUNNING,
                     arguments=event.arguments,
+                    stop_run=self._stop_for(key),
+                    **_given(decided_by=event.decided_by),
                 )
             case ev.ToolResult():
                 await self._move(
@@ -177,7 +181,7 @@ class RunRenderer:
                     event.name,
                     _REJECTION_STATE[event.reason],
                     detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
-                    **_given(arguments=event.arguments),
+                    **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
                 await self._end_segment()
@@ -271,6 +275,14 @@ class RunRenderer:
                 return found
         message = await self._post_card(call_id, ToolCard(name=name))
         return message.id if message is not None else None
+
+    def _stop_for(self, key: CardKey) -> str | None:
+        """A run that has posted nothing yet (a resume running an approved tool) puts its Stop
+        button on the card of the call it runs, so the member can stop that tool."""
+        if self.run_id is None or self.posted or self._stop_card is not None:
+            return None
+        self._stop_card = key
+        return self.run_id
 
     async def _move(self, key: CardKey, name: str, state: CardState, **changes: Any) -> None:
         if self._owner is None or self.broken:

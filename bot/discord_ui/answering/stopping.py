@@ -6,17 +6,17 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.answering.gate import is_approver
 from bot.discord_ui.answering.live import LiveRuns
-from bot.settings import Settings
+from bot.discord_ui.members import actor_of_interaction
+from bot.members.permissions import Permissions
 
 
 class StopControl:
     """Stops a live run of this process: only its requester or an approver may."""
 
-    def __init__(self, runs: LiveRuns, settings: Settings) -> None:
+    def __init__(self, runs: LiveRuns, permissions: Permissions) -> None:
         self.runs = runs
-        self.settings = settings
+        self.permissions = permissions
 
     async def on_click(self, interaction: discord.Interaction[Any], run_id: str) -> None:
         """Set the run's stop event, or say privately why not."""
@@ -26,7 +26,7 @@ class StopControl:
                 "もう終わっています。/ That answer has already finished.", ephemeral=True
             )
             return
-        if interaction.user.id != run.user_id and not is_approver(interaction.user, self.settings):
+        if not self.permissions.may_decide(actor_of_interaction(interaction), run.user_id):
             await interaction.response.send_message(
                 "止められるのは質問した本人か承認者だけです。/ Only the person who asked (or an "
                 "approver) can stop this.",

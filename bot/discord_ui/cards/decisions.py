@@ -13,12 +13,13 @@ from typing import Any
 import discord
 
 from bot.agent.approvals.service import Decision, Status, decode_arguments
+from bot.agent.recovery import Outcome
 from bot.discord_ui.answering.conversation import Staff
-from bot.discord_ui.answering.gate import is_approver
 from bot.discord_ui.answering.typing import TypingIndicator
 from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.cards.embed import CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey
+from bot.discord_ui.members import actor_of
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
 
@@ -37,6 +38,20 @@ FORGOTTEN = (
     "so this will not run"
 )
 
+_RECOVERED_CARD: dict[Outcome, CardState] = {
+    "done": CardState.DONE,
+    "failed": CardState.FAILED,
+    "rejected": CardState.REJECTED,
+    "timed_out": CardState.EXPIRED,
+    "interrupted": CardState.INTERRUPTED,
+    "invalidated": CardState.INVALIDATED,
+    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
+    "after_rejection": CardState.INVALIDATED,
+    "after_expiry": CardState.INVALIDATED,
+    "after_stop": CardState.INVALIDATED,
+    "after_shutdown": CardState.INVALIDATED,
+}
+
 _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}
 
 
@@ -51,7 +66,11 @@ class ApprovalDesk:
     async def on_click(
         self, interaction: discord.Interaction[Any], approval_id: int, action: str
     ) -> None:
-        """Check the clicker, acknowledge within 3 s, then decide in a tracked task."""
+        """Check the clicker, acknowledge within 3 s, then decide in a tracked task.
+
+        The row is read once here and handed on: the decision updates it conditionally and
+        the resume continues from it.
+        """
         request = await self.staff.approvals.get(approval_id)
         if request is None:
             await interaction.response.send_message(
@@ -59,11 +78,13 @@ class ApprovalDesk:
                 ephemeral=True,
             )
             return
-        if interaction.user.id != request.requester_id and not self._approver(interaction.user):
+        refusal = self.staff.approvals.refusal(
+            request, interaction.user.id, self._approver(interaction.user)
+        )
+        if refusal is not None:
             await interaction.response.send_message(
                 f"これは {request.requester_name} さんのリクエストです。"
-                "本人か承認者だけが決められます。"
-                f"/ Only {request.requester_name} (who asked) or an approver can decide this.",
+                f"本人か承認者だけが決められます。/ {refusal}",
                 ephemeral=True,
             )
             return
@@ -71,7 +92,7 @@ class ApprovalDesk:
             await interaction.response.send_modal(RejectReasonModal(approval_id))
             return
         self.staff.tasks.spawn(
-            self._decide(interaction, approval_id, _ACTIONS[action], None), "decision"
+            self._decide(interaction, request, _ACTIONS[action], None), "decision"
         )
 
     async def on_reject_submitted(
@@ -86,9 +107,7 @@ class ApprovalDesk:
         """Expire overdue approvals; each card says so and its conversation records it."""
         expired = await self.staff.approvals.expire_overdue()
         for request in expired:
-            self.staff.tasks.spawn(
-                self._settle(request, Status.EXPIRED, None), f"expire approval {request.id}"
-            )
+            self.staff.tasks.spawn(self.resume(request), f"expire approval {request.id}")
         return len(expired)
 
     async def resume_left_behind(self) -> int:
@@ -96,10 +115,7 @@ class ApprovalDesk:
         staff = self.staff
         found = await staff.agent.calls.left_behind(staff.agent.clock.now())
         for request in found:
-            staff.tasks.spawn(
-                self._settle(request, Status.APPROVED, request.decided_by),
-                f"resume approval {request.id}",
-            )
+            staff.tasks.spawn(self.resume(request), f"resume approval {request.id}")
         return len(found)
 
     async def forgotten(self, requests: Sequence[ApprovalRequest]) -> None:
@@ -119,48 +135,59 @@ class ApprovalDesk:
                 detail=FORGOTTEN,
             )
 
+    async def recover(self, *, everyone: bool) -> int:
+        """End the calls a stopped process left open, on their cards too: at start those of
+        this process's earlier life, in the sweep any whose lease ran out."""
+        ended = await self.staff.agent.recovery.recover(everyone=everyone)
+        for item in ended:
+            call = item.call
+            fallback = (call.channel_id, call.message_id) if call.message_id else None
+            await self.staff.cards.move(
+                CardKey(call.conversation_key, call.call_id),
+                _RECOVERED_CARD[item.outcome],
+                base=ToolCard(name=call.tool_name),
+                fallback=fallback,
+                detail=item.detail,
+            )
+        return len(ended)
+
     async def sweep(self) -> None:
-        """The periodic pass: end overdue cards, run what a stopped process left approved."""
+        """The periodic pass: end overdue cards, run what a stopped process left approved,
+        end calls whose process stopped while they ran."""
         await self.expire_overdue_cards()
         await self.resume_left_behind()
+        await self.recover(everyone=True)
 
     # -- inside --------------------------------------------------------------------------
 
     def _approver(self, user: discord.abc.User | discord.Member) -> bool:
-        return is_approver(user, self.staff.settings)
+        return self.staff.permissions.is_approver(actor_of(user))
 
     async def _decide(
         self,
         interaction: discord.Interaction[Any],
-        approval_id: int,
+        approval: ApprovalRequest | int,
         decision: Decision,
         reason: str | None,
     ) -> None:
         # Tracked from before the acknowledgement, so shutdown and tests see the whole decision.
         await interaction.response.defer()
         outcome = await self.staff.approvals.decide(
-            approval_id,
+            approval,
             interaction.user.id,
             decision,
             reason,
             is_approver=self._approver(interaction.user),
         )
         request = outcome.request
-        if outcome.changed and request is not None and outcome.status is not None:
-            decided_by = interaction.user.id if outcome.effective else None
-            await self._settle(request, outcome.status, decided_by)
+        if outcome.changed and request is not None:
+            # The resumed run moves the card (running with Stop, or rejected / expired).
+            await self.resume(request)
         elif request is not None and outcome.status in (Status.EXPIRED, Status.INVALIDATED):
             # Someone else ended it; make sure this card says so.
             await self._show(request, outcome.status, None)
         if not outcome.effective:
             await interaction.followup.send(outcome.message, ephemeral=True)
-
-    async def _settle(
-        self, request: ApprovalRequest, status: Status, decided_by: int | None
-    ) -> None:
-        """Show the decision, then continue the conversation from the stored history."""
-        await self._show(request, status, decided_by)
-        await self.resume(request)
 
     async def _show(self, request: ApprovalRequest, status: Status, decided_by: int | None) -> None:
         state = _STATUS_CARD.get(status)
@@ -183,7 +210,8 @@ class ApprovalDesk:
         return None if found is None or found.source == "core" else found.source
 
     async def resume(self, request: ApprovalRequest) -> None:
-        """Run the rest of the conversation after a decision, rendered in its channel."""
+        """Run the rest of the conversation after a decision, rendered in its channel; its
+        events move the card once (to running, with the run's Stop button, or to its end)."""
         staff = self.staff
         run = staff.runs.start(request.requester_id, request.channel_id)
         try:
@@ -196,7 +224,11 @@ class ApprovalDesk:
                 key=request.conversation_key,
             )
             async with TypingIndicator(renderer.channel):
-                await renderer.consume(staff.agent.resume(request.id, run.stop, timezone))
+                last = await renderer.consume(staff.agent.resume(request, run.stop, timezone))
+            if last is None and request.status in (Status.REJECTED, Status.EXPIRED):
+                # Nothing left to carry on (the conversation had moved on): the card still
+                # tells how the request ended.
+                await self._show(request, Status(request.status), request.decided_by)
         except SendError:
             pass  # logged by the renderer
         except Exception:

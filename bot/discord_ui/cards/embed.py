@@ -28,6 +28,8 @@ class CardState(StrEnum):
     EXPIRED = "expired"
     INVALIDATED = "invalidated"
     INTERRUPTED = "interrupted"
+    # It started, then the process running it stopped: it may or may not have happened.
+    UNKNOWN_OUTCOME = "unknown_outcome"
 
 
 FINAL_STATES = frozenset(
@@ -38,6 +40,7 @@ FINAL_STATES = frozenset(
         CardState.EXPIRED,
         CardState.INVALIDATED,
         CardState.INTERRUPTED,
+        CardState.UNKNOWN_OUTCOME,
     }
 )
 
@@ -51,6 +54,10 @@ _LOOK: dict[CardState, tuple[str, discord.Colour]] = {
     CardState.EXPIRED: ("⌛ 期限切れ / expired — nothing was run", discord.Colour.dark_grey()),
     CardState.INVALIDATED: ("🚫 無効 / cancelled — nothing was run", discord.Colour.dark_grey()),
     CardState.INTERRUPTED: ("⏹️ 中断 / stopped", discord.Colour.dark_grey()),
+    CardState.UNKNOWN_OUTCOME: (
+        "❔ 結果不明 / started — the bot restarted before it finished; the outcome is unknown",
+        discord.Colour.dark_grey(),
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import discord
 
-from bot.agent.card_places import CardPlace, CardPlaces
+from bot.agent.call_records import CallRecords, CardPlace
 from bot.discord_ui.buttons import approval_view, stop_view
 from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
 from bot.discord_ui.sends import sent
@@ -65,11 +65,11 @@ class CardOwner:
     def __init__(
         self,
         channel: Callable[[int], discord.PartialMessageable],
-        places: CardPlaces,
+        records: CallRecords,
         clock: Clock,
     ) -> None:
         self._channel = channel
-        self._places = places
+        self._records = records
         self._clock = clock
         self._cards: OrderedDict[CardKey, _Card] = OrderedDict()
 
@@ -84,7 +84,7 @@ class CardOwner:
         """Take charge of a card just posted, and remember its message for other processes."""
         self._remember(key, _Card(card, message, stop_run, shown=_look(card, stop_run)))
         place = CardPlace(card.name, message.channel.id, message.id)
-        await self._places.record(key.conversation_key, key.call_id, place, self._clock.now())
+        await self._records.record_card(key.conversation_key, key.call_id, place, self._clock.now())
 
     def state(self, key: CardKey) -> CardState | None:
         """The card's state as this process last set it (None when it holds no such card)."""
@@ -103,11 +103,13 @@ class CardOwner:
         *,
         base: ToolCard | None = None,
         fallback: tuple[int, int] | None = None,
+        stop_run: str | None = None,
         **changes: Any,
     ) -> bool:
         """Move the card to state with changes (fields of ToolCard); False when it has no card
         or the move would go backwards. base describes the card when only the database knows
-        it; fallback is (channel id, message id) for cards recorded before the owner."""
+        it; fallback is (channel id, message id) for cards recorded before the owner; stop_run
+        puts that run's Stop button on the card (a resumed run running an approved tool)."""
         entry = await self._find(key, fallback, base)
         if entry is None:
             return False
@@ -117,7 +119,11 @@ class CardOwner:
             entry.card.state = state
             for name, value in changes.items():
                 setattr(entry.card, name, value)
+            if stop_run is not None:
+                entry.stop_run = stop_run
             await self._show(entry)
+        if state in FINAL_STATES:
+            await self._records.card_final(key.conversation_key, key.call_id, self._clock.now())
         return True
 
     async def release_stop(self, key: CardKey) -> None:
@@ -163,7 +169,7 @@ class CardOwner:
         if entry is not None:
             self._cards.move_to_end(key)
             return entry
-        place = await self._places.find(key.conversation_key, key.call_id)
+        place = await self._records.find_card(key.conversation_key, key.call_id)
         where = (place.channel_id, place.message_id) if place is not None else fallback
         if where is None:
             return None

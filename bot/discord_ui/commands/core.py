@@ -183,4 +183,4 @@ class CoreCommands(commands.Cog):
                 "外部ツールはありません。/ No external tools.", ephemeral=True
             )
             return
-        await show_tools(interaction, self.extools)
+        await show_tools(interaction, self.extools, self.bot.permissions)

@@ -34,16 +34,16 @@ from bot.discord_ui.commands.kb_replies import (
     write_uploaded,
 )
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
+from bot.discord_ui.members import actor_of_interaction
 from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
-from bot.knowledge import may_edit as may_edit_knowledge
 from bot.knowledge.display import (
     describe_change,
     describe_file,
     describe_refresh,
     format_size,
 )
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
-from bot.settings import Settings
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -61,11 +61,11 @@ class KnowledgeCommands(commands.Cog):
     )
 
     def __init__(
-        self, editor: KnowledgeEditor, preferences: UserPreferences, settings: Settings
+        self, editor: KnowledgeEditor, preferences: UserPreferences, permissions: Permissions
     ) -> None:
         self.editor = editor
         self.preferences = preferences
-        self.settings = settings
+        self.permissions = permissions
 
     # -- who may ------------------------------------------------------------------------
 
@@ -74,10 +74,7 @@ class KnowledgeCommands(commands.Cog):
         member = interaction.user
         if not isinstance(member, discord.Member):
             return None
-        # Discord computes these for the interaction; Administrator implies Manage Server.
-        permissions = interaction.permissions
-        manage = permissions.administrator or permissions.manage_guild
-        if not may_edit_knowledge(manage, [role.id for role in member.roles], self.settings):
+        if not self.permissions.is_knowledge_editor(actor_of_interaction(interaction)):
             return None
         return Editor(member.id, member.display_name)
 

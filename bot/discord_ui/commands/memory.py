@@ -19,6 +19,7 @@ from bot.agent.conversation.memory import ConversationMemory, MemoryReport
 from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
+from bot.discord_ui.members import actor_of_interaction
 from bot.members.preferences import UserPreferences
 from bot.text.clip import clip
 
@@ -193,10 +194,7 @@ class MemoryCommands(commands.Cog):
         days: app_commands.Range[int, 1, USAGE_MAX_DAYS] = USAGE_DEFAULT_DAYS,
     ) -> None:
         """Model calls, tokens, errors and latency per day (admins)."""
-        permissions = interaction.permissions
-        if interaction.guild_id is None or not (
-            permissions.administrator or permissions.manage_guild
-        ):
+        if not self.bot.permissions.is_server_admin(actor_of_interaction(interaction)):
             await say(interaction, USAGE_REFUSAL)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)

@@ -12,6 +12,8 @@ from discord.ext import commands
 
 from bot.agent.llm.models import ModelChoice, UnknownModel
 from bot.discord_ui.commands.private_replies import say
+from bot.discord_ui.members import actor_of_interaction
+from bot.members.permissions import Permissions
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +40,10 @@ def describe_model(model: str, sees_images: bool) -> str:
 class ModelCommands(commands.Cog):
     """/model [name]: show the choices, or switch this server's model (admins)."""
 
-    def __init__(self, models: ModelChoice, sees_images: Callable[[str], bool]) -> None:
+    def __init__(
+        self, models: ModelChoice, sees_images: Callable[[str], bool], permissions: Permissions
+    ) -> None:
+        self.permissions = permissions
         self.models = models
         self.sees_images = sees_images
 
@@ -51,8 +56,7 @@ class ModelCommands(commands.Cog):
         if interaction.guild_id is None:
             await say(interaction, NO_SERVER)
             return
-        permissions = interaction.permissions
-        if not (permissions.administrator or permissions.manage_guild):
+        if not self.permissions.is_server_admin(actor_of_interaction(interaction)):
             await say(interaction, REFUSAL)
             return
         if name is None:

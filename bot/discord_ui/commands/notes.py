@@ -16,6 +16,8 @@ from discord.ext import commands
 from bot.discord_ui.commands.choices import CHOICES, suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
+from bot.discord_ui.members import actor_of_interaction
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
 from bot.text.clip import clip
@@ -31,12 +33,6 @@ FAILED = (
     "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
     "that failed on my side; please try again in a moment."
 )
-
-
-def is_note_admin(interaction: discord.Interaction[Any]) -> bool:
-    """Moderators may delete anyone's note: Manage Server, Manage Messages or Administrator."""
-    permissions = interaction.permissions
-    return permissions.administrator or permissions.manage_guild or permissions.manage_messages
 
 
 def when(note: NoteView, tz: tzinfo) -> str:
@@ -66,9 +62,16 @@ class NotesCommands(commands.Cog):
         name="notes", description="サーバーのメモ帳 / The server notebook", guild_only=True
     )
 
-    def __init__(self, notebook: Notebook, preferences: UserPreferences) -> None:
+    def __init__(
+        self, notebook: Notebook, preferences: UserPreferences, permissions: Permissions
+    ) -> None:
+        self.permissions = permissions
         self.notebook = notebook
         self.preferences = preferences
+
+    def _moderator(self, interaction: discord.Interaction[Any]) -> bool:
+        """Moderators may delete anyone's note."""
+        return self.permissions.is_moderator(actor_of_interaction(interaction))
 
     async def cog_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
@@ -144,7 +147,7 @@ class NotesCommands(commands.Cog):
             await say(interaction, NO_SERVER)
             return
         view = await self.notebook.get(interaction.guild_id, note)
-        if view.author_id != interaction.user.id and not is_note_admin(interaction):
+        if view.author_id != interaction.user.id and not self._moderator(interaction):
             await say(
                 interaction,
                 f"{view.label} は {view.author_name} さんのメモです。削除できるのは書いた人か管理者"
@@ -155,7 +158,7 @@ class NotesCommands(commands.Cog):
 
         async def delete_note(clicked: discord.Interaction[Any]) -> str:
             # The notebook checks again who may: roles can change while the question waits.
-            who = NoteAuthor(clicked.user.id, clicked.user.display_name, is_note_admin(clicked))
+            who = NoteAuthor(clicked.user.id, clicked.user.display_name, self._moderator(clicked))
             try:
                 await notebook.delete(view.guild_id, view.id, who)
             except NoteError as exc:

@@ -6,7 +6,9 @@ from typing import Any
 
 import discord
 
+from bot.discord_ui.members import actor_of_interaction
 from bot.extools import ExternalToolsRuntime, ToolStatus
+from bot.members.permissions import Permissions
 from bot.text.clip import clip
 
 # Discord allows 25 options in a select menu and 4,096 characters in an embed description.
@@ -103,15 +105,11 @@ class ToolsView(discord.ui.View):
         return interaction.user.id == self.user_id
 
 
-def is_admin(interaction: discord.Interaction[Any]) -> bool:
-    """Administrator or Manage Server in this server."""
-    permissions = getattr(interaction.user, "guild_permissions", None)
-    return bool(permissions and (permissions.administrator or permissions.manage_guild))
-
-
-async def show_tools(interaction: discord.Interaction[Any], extools: ExternalToolsRuntime) -> None:
+async def show_tools(
+    interaction: discord.Interaction[Any], extools: ExternalToolsRuntime, permissions: Permissions
+) -> None:
     """Answer `/tools list`: admins see the list; everyone else a private refusal."""
-    if not is_admin(interaction):
+    if not permissions.is_server_admin(actor_of_interaction(interaction)):
         await interaction.response.send_message(
             "外部ツールの一覧は管理者（サーバー管理権限）だけが見られます。/ Only admins "
             "(Manage Server) can list external tools.",

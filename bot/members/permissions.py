@@ -1,0 +1,88 @@
+"""Who may do what: one rule per role, used by every command, button and tool.
+
+The rules take a plain `Actor` (who is acting, with the Discord permissions and roles that
+matter), so they hold the same in slash commands, buttons, mentions and the console. The
+Discord layer reads an `Actor` out of a member or an interaction; nothing here knows Discord.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.settings import Settings
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Someone acting in a server (or a DM when guild_id is None)."""
+
+    user_id: int
+    guild_id: int | None = None
+    role_ids: frozenset[int] = frozenset()
+    # Server-wide permissions, as Discord computed them (Administrator implies the others).
+    administrator: bool = False
+    manage_guild: bool = False
+    # In the channel of the command or message.
+    manage_messages: bool = False
+    # The Discord application's owner or a member of its team.
+    application_owner: bool = False
+
+
+def may_decide(user_id: int, requester_id: int, *, is_approver: bool) -> bool:
+    """The one rule of who decides a member's call or stops their run: the member who asked,
+    or an approver."""
+    return user_id == requester_id or is_approver
+
+
+@dataclass(frozen=True)
+class ServerRoles:
+    """The roles a server gives extra rights to."""
+
+    approvers: frozenset[int] = frozenset()
+    knowledge_editors: frozenset[int] = frozenset()
+
+
+class Permissions:
+    """The rules: member, approver, knowledge editor, moderator, server admin, bot owner."""
+
+    def __init__(self, roles: ServerRoles, owner_ids: Iterable[int] = ()) -> None:
+        self._roles = roles
+        self._owner_ids = frozenset(owner_ids)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Permissions:
+        """The rules with the roles and owners the environment names."""
+        roles = ServerRoles(
+            approvers=frozenset(settings.approver_role_ids),
+            knowledge_editors=frozenset(settings.kb_admin_role_ids),
+        )
+        return cls(roles, settings.owner_ids)
+
+    def is_server_admin(self, actor: Actor) -> bool:
+        """Administrator or Manage Server in this server (never in a DM)."""
+        return actor.guild_id is not None and (actor.administrator or actor.manage_guild)
+
+    def is_approver(self, actor: Actor) -> bool:
+        """A server admin, or a member with an approver role: may decide others' approvals."""
+        return self.is_server_admin(actor) or self._has(actor, self._roles.approvers)
+
+    def may_decide(self, actor: Actor, requester_id: int) -> bool:
+        """The member who asked, or an approver, may decide a call or stop a run."""
+        return may_decide(actor.user_id, requester_id, is_approver=self.is_approver(actor))
+
+    def is_knowledge_editor(self, actor: Actor) -> bool:
+        """A server admin, or a member with a knowledge-editor role: may edit the server's files."""
+        return self.is_server_admin(actor) or self._has(actor, self._roles.knowledge_editors)
+
+    def is_moderator(self, actor: Actor) -> bool:
+        """A server admin, or Manage Messages here: may delete anyone's note."""
+        return self.is_server_admin(actor) or (actor.guild_id is not None and actor.manage_messages)
+
+    def is_bot_owner(self, actor: Actor) -> bool:
+        """The application's owner (or team), or a user in OWNER_IDS: the whole bot."""
+        return actor.application_owner or actor.user_id in self._owner_ids
+
+    @staticmethod
+    def _has(actor: Actor, roles: frozenset[int]) -> bool:
+        return actor.guild_id is not None and not roles.isdisjoint(actor.role_ids)

@@ -159,20 +159,20 @@ class ToolCalls:
             try:
                 result = await race(execute(tool_item, ctx, arguments), state.stop)
             except Stopped:
+                # A member's Stop interrupts the call; a shutdown cuts it off at a point nobody
+                # chose, so whether it took effect is unknown.
+                shutdown = stop_reason(state.stop) == "shutdown"
+                ended: m.RejectionReason = "unknown_outcome" if shutdown else "interrupted"
                 rejected = m.ToolRejectedMessage(
                     call_id=call.id,
                     name=call.name,
-                    reason="interrupted",
+                    reason=ended,
                     partial=list(ctx.partial) or None,
                 )
                 await self.store.append(key, rejected)
                 await self.records.finished(key, call.id, self._clock.now())
-                yield ev.ToolRejected(
-                    call.id, call.name, arguments, "interrupted", None, gate.approval_id
-                )
-                after: m.RejectionReason = (
-                    "after_shutdown" if stop_reason(state.stop) == "shutdown" else "after_stop"
-                )
+                yield ev.ToolRejected(call.id, call.name, arguments, ended, None, gate.approval_id)
+                after: m.RejectionReason = "after_shutdown" if shutdown else "after_stop"
                 for event in await self.invalidate_rest(key, rest, after):
                     yield event
                 yield SettleEnd("interrupted")

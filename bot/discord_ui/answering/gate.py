@@ -114,6 +114,7 @@ class Gate:
         self._clock = clock
         # (member, kind of refusal) -> until when a new refusal of that kind gets no sentence.
         self._told: dict[tuple[int, str], float] = {}
+        self._sweep_told_at = SWEEP_AT_LEAST
 
     def check(self, message: discord.Message, me: discord.ClientUser | None) -> Verdict:
         """Ignore what is not for us; refuse (with a sentence, once a window) what breaks a
@@ -124,7 +125,7 @@ class Gate:
         refusal = self._refusal(message, text)
         if refusal is None:
             return Verdict(True, text)
-        if self._already_told(message.author.id, refusal.kind):
+        if self.already_told(message.author.id, refusal.kind):
             return Verdict(False, text, reaction=refusal.reaction)
         return Verdict(False, text, refusal=refusal.sentence)
 
@@ -143,11 +144,13 @@ class Gate:
         resolved = message.reference.resolved if message.reference else None
         return isinstance(resolved, discord.Message) and resolved.author.id == me.id
 
-    def _already_told(self, user_id: int, kind: str) -> bool:
+    def already_told(self, user_id: int, kind: str) -> bool:
         """Whether the member got this refusal's sentence within the window (else: now)."""
         now = self._clock()
-        if len(self._told) > SWEEP_AT_LEAST:
+        if len(self._told) > self._sweep_told_at:
             self._told = {key: until for key, until in self._told.items() if until > now}
+            # Amortised, as the rate limiter's: the next sweep waits until the map doubles.
+            self._sweep_told_at = max(SWEEP_AT_LEAST, 2 * len(self._told))
         if self._told.get((user_id, kind), float("-inf")) > now:
             return True
         self._told[(user_id, kind)] = now + self.rate_limiter.window

@@ -41,6 +41,7 @@ AGENT_PARTS = (
 )
 AGENT_LOOP = (
     "bot.agent.loop",
+    "bot.agent.endings",
     "bot.agent.tool_calls",
     "bot.agent.runs",
     "bot.agent.events",

@@ -10,7 +10,15 @@ from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
 
 DoneReason = Literal[
-    "answered", "max_steps", "rejected", "expired", "interrupted", "awaiting_approval", "changed"
+    "answered",
+    "max_steps",
+    "rejected",
+    "expired",
+    "interrupted",
+    "shutdown",
+    "cut",
+    "awaiting_approval",
+    "changed",
 ]
 ApprovedBy = Literal["not_needed", "policy", "grant", "person"]
 

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent import endings, planning
 from bot.agent import events as ev
-from bot.agent import planning
 from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.attachments.reading import Reading, attach, topic_text
 from bot.agent.call_records import CallRecords
@@ -128,6 +128,8 @@ class Agent:
         )
         state.decided[row.tool_call_id] = row
         state.claimed.add(row.id)
+        # AGENT_MAX_STEPS counts the model rounds of the member's turn, not of each resume.
+        state.steps = endings.rounds_of_turn(await self.store.context(request.conversation_key))
         async for event in self._continue(state, plan=False, unanswered=waiting):
             yield event
 
@@ -147,18 +149,14 @@ class Agent:
             unanswered = None  # read afresh after this turn
             if end == "elsewhere":
                 return  # another run already carries this conversation on
+            if end == "interrupted":
+                yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
+                return
             if end != "continue":
                 yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
-                notice = (
-                    f"I stopped after {state.steps} steps without a final answer. "
-                    "Ask again more specifically, or split the request."
-                )
-                await self.store.append(
-                    state.request.conversation_key, m.NoticeMessage(text=notice)
-                )
-                yield ev.Notice(notice)
+                yield await self._end_early(state, endings.out_of_steps(state.steps))
                 yield ev.Done(state.last_text, "max_steps", state.usage)
                 return
             planning_round = plan and state.steps == 0
@@ -173,11 +171,15 @@ class Agent:
                 yield ev.Failed(failure.sentence, failure.kind)
                 return
             except Stopped:
-                yield ev.Done(state.last_text, "interrupted", state.usage)
+                yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
                 return
             assert turn is not None
             state.steps += 1
             yield ev.RoundEnd(state.steps)
+            if turn.cut:
+                yield await self._end_early(state, endings.cut(turn, self.settings))
+                yield ev.Done(state.last_text, "cut", state.usage)
+                return
             if planning_round:
                 if planning.intent(turn.text) is False:
                     self._after_answer(state.request)
@@ -211,7 +213,9 @@ class Agent:
         else:
             offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
-        tag_filter = planning.TagFilter() if planning_round else None
+        # Every round: a model that saw the planning prompt (or its own tagged answers) may
+        # write a tag later too, and a tag is never for the member nor for history.
+        tag_filter = planning.TagFilter()
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
@@ -229,7 +233,7 @@ class Agent:
                 except StopAsyncIteration:
                     break
                 if isinstance(item, TextChunk):
-                    piece = tag_filter.feed(item.text) if tag_filter else item.text
+                    piece = tag_filter.feed(item.text)
                     if piece:
                         text += piece
                         yield ev.TextDelta(piece)
@@ -238,34 +242,38 @@ class Agent:
                 else:
                     turn = item
         except Stopped:
-            if tag_filter:
-                text += tag_filter.flush()
+            text += tag_filter.flush()
             await self._record_interrupted_text(state, text)
             raise
         finally:
             await stream.aclose()
-        if tag_filter:
-            tail = tag_filter.flush()
-            if tail:
-                text += tail
-                yield ev.TextDelta(tail)
+        tail = tag_filter.flush()
+        if tail:
+            text += tail
+            yield ev.TextDelta(tail)
         assert turn is not None
         state.usage.add(turn.usage)
-        clean = planning.strip_tags(text) if planning_round else text
+        clean = planning.strip_tags(text)
         state.last_text = clean
-        tool_calls = [] if planning_round else turn.tool_calls
+        # A cut turn's calls may be cut mid-arguments: none of them runs.
+        tool_calls = [] if planning_round or turn.cut else turn.tool_calls
         if clean or tool_calls:
             await self.store.append(
                 request.conversation_key, m.AssistantMessage(text=clean, tool_calls=tool_calls)
             )
         yield turn
 
+    async def _end_early(self, state: RunState, ending: endings.Ending) -> ev.Notice:
+        """Note for the model why the run ended early; the notice for the member."""
+        await self.store.append(state.request.conversation_key, ending.note)
+        return ev.Notice(ending.said)
+
     async def _record_interrupted_text(self, state: RunState, text: str) -> None:
         state.last_text = text
         items: list[m.Message] = []
         if text:
             items.append(m.AssistantMessage(text=text))
-        items.append(m.NoticeMessage(text="The user stopped this answer before it finished."))
+        items.append(endings.stopped(state)[1])
         await self.store.append(state.request.conversation_key, *items)
 
     # -- helpers -------------------------------------------------------------------------

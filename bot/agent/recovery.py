@@ -20,16 +20,8 @@ from bot.runtime.clock import Clock
 
 log = logging.getLogger(__name__)
 
-Outcome = Literal[
-    "done",
-    "failed",
-    "rejected",
-    "timed_out",
-    "interrupted",
-    "invalidated",
-    "unknown_outcome",
-    "tool_changed",
-]
+# A result's two ways, or one of a call that did not finish (its RejectionReason).
+Outcome = Literal["done", "failed"] | m.RejectionReason
 
 RESTART_DETAIL = "The bot restarted before this call could run."
 BROKE_OFF_DETAIL = "The answer broke off (the bot restarted) before this call was complete."

@@ -8,7 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.conversation.history import conversation_key
@@ -120,12 +120,40 @@ class RunState:
     system_prompt: str | None = None
 
 
+# Who ended a run early: the member (or an approver) with Stop, or the bot shutting down.
+StopReason = Literal["member", "shutdown"]
+
+
+class StopSignal(asyncio.Event):
+    """A run's Stop: an event that also says who set it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reason: StopReason = "member"
+
+    def request(self, reason: StopReason = "member") -> None:
+        """Stop the run; the first reason given is the one the run reports."""
+        if not self.is_set():
+            self.reason = reason
+        self.set()
+
+
+def stop_reason(stop: asyncio.Event) -> StopReason:
+    """Why stop was set (a plain event is the member's Stop)."""
+    return stop.reason if isinstance(stop, StopSignal) else "member"
+
+
 class Stopped(Exception):
-    """The user pressed Stop while we were waiting on something."""
+    """The run was stopped (see stop_reason) while we were waiting on something."""
 
 
 async def race(awaitable: Awaitable[T], stop: asyncio.Event) -> T:
-    """Await awaitable unless stop is set first (then cancel it and raise Stopped)."""
+    """Await awaitable unless stop is set first (then cancel it and raise Stopped).
+
+    Cancelled itself (a shutdown that could not wait), it cancels the work before it lets the
+    cancellation through: work left running would still hold what it awaits (an async
+    generator's step, a tool's connection) while the caller cleans up.
+    """
     if stop.is_set():
         if asyncio.iscoroutine(awaitable):
             awaitable.close()
@@ -134,11 +162,19 @@ async def race(awaitable: Awaitable[T], stop: asyncio.Event) -> T:
     stopper = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait({work, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        await _cancelled(work)
+        raise
     finally:
         stopper.cancel()
     if work.done():
         return work.result()
+    await _cancelled(work)
+    raise Stopped
+
+
+async def _cancelled(work: asyncio.Future[T]) -> None:
+    """Cancel work and wait until it has ended, whatever it ends with."""
     work.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await work
-    raise Stopped

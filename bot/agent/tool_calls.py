@@ -13,7 +13,7 @@ from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.events import ApprovedBy
-from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race
+from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race, stop_reason
 from bot.agent.tools import (
     Tool,
     ToolContext,
@@ -166,18 +166,21 @@ class ToolCalls:
             try:
                 result = await race(execute(tool_item, ctx, arguments), state.stop)
             except Stopped:
+                # A member's Stop interrupts the call; a shutdown cuts it off at a point nobody
+                # chose, so whether it took effect is unknown.
+                shutdown = stop_reason(state.stop) == "shutdown"
+                ended: m.RejectionReason = "unknown_outcome" if shutdown else "interrupted"
                 rejected = m.ToolRejectedMessage(
                     call_id=call.id,
                     name=call.name,
-                    reason="interrupted",
+                    reason=ended,
                     partial=list(ctx.partial) or None,
                 )
                 await self.store.append(key, rejected)
                 await self.records.finished(key, call.id, self._clock.now())
-                yield ev.ToolRejected(
-                    call.id, call.name, arguments, "interrupted", None, gate.approval_id
-                )
-                for event in await self.invalidate_rest(key, rest):
+                yield ev.ToolRejected(call.id, call.name, arguments, ended, None, gate.approval_id)
+                after: m.RejectionReason = "after_shutdown" if shutdown else "after_stop"
+                for event in await self.invalidate_rest(key, rest, after):
                     yield event
                 yield SettleEnd("interrupted")
                 return
@@ -277,12 +280,13 @@ class ToolCalls:
     ) -> AsyncIterator[ev.AgentEvent]:
         key = state.request.conversation_key
         reason: m.RejectionReason = "invalidated"
+        after: m.RejectionReason = "invalidated"
         if why is not None:
             reason = why
         elif gate.verdict == Status.REJECTED:
-            reason = "rejected"
+            reason, after = "rejected", "after_rejection"
         elif gate.verdict == Status.EXPIRED:
-            reason = "timed_out"
+            reason, after = "timed_out", "after_expiry"
         row = gate.row
         detail = row.reason if row is not None else None
         await self.store.append(
@@ -298,20 +302,23 @@ class ToolCalls:
             row.id if row is not None else None,
             decided_by=row.decided_by if row is not None else None,
         )
-        for event in await self.invalidate_rest(key, rest):
+        for event in await self.invalidate_rest(key, rest, after):
             yield event
 
-    async def invalidate_rest(self, key: str, rest: list[m.ToolCall]) -> list[ev.ToolRejected]:
-        """Calls after a rejected one in the same turn never run; say so in the history. A
-        call that had started (a process stopped while it ran) is recorded as started with an
-        unknown outcome, which is the truth."""
+    async def invalidate_rest(
+        self, key: str, rest: list[m.ToolCall], why: m.RejectionReason = "invalidated"
+    ) -> list[ev.ToolRejected]:
+        """Calls that will never run (after a rejected or stopped one of the same turn, or
+        left behind when the conversation moved on); say why in the history. A call that had
+        started (a process stopped while it ran) is recorded as started with an unknown
+        outcome, which is the truth."""
         events: list[ev.ToolRejected] = []
         started = await self.records.started_calls(key, [call.id for call in rest])
         for call in rest:
             row = await self.approvals.find_by_call(key, call.id)
             if row is not None:
                 await self.approvals.invalidate(row.id)
-            reason: m.RejectionReason = "unknown_outcome" if call.id in started else "invalidated"
+            reason: m.RejectionReason = "unknown_outcome" if call.id in started else why
             await self.store.append(
                 key, m.ToolRejectedMessage(call_id=call.id, name=call.name, reason=reason)
             )

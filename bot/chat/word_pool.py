@@ -27,6 +27,7 @@ from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.chat import WordPoolEntry
+from bot.storage.engine import write_sessions
 from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,7 @@ class WordPool:
         health: DatabaseHealth | None = None,
     ) -> None:
         self._sessions = sessions
+        self._writes = write_sessions(sessions)
         self._health = health or DatabaseHealth()
         self._clock = clock
         self._channels = frozenset(settings.word_pool_channel_ids)
@@ -253,7 +255,8 @@ class WordPool:
                 current.last_seen = max(current.last_seen, entry.last_seen)
 
     async def _write(self, batch: dict[str, _Pending]) -> None:
-        async with self._sessions() as session, session.begin():
+        # Read, then written: on SQLite the write lock is taken up front (see write_sessions).
+        async with self._writes() as session, session.begin():
             for chunk in _chunks(sorted(batch)):
                 rows = await session.scalars(
                     select(WordPoolEntry).where(WordPoolEntry.word.in_(chunk))

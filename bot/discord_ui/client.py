@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Conversations, Staff
-from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
+from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.application import invite_url
 from bot.discord_ui.buttons import ApprovalButton, StopButton
@@ -99,7 +99,7 @@ class OtomoBot(commands.AutoShardedBot):
         self.database_health = database_health or DatabaseHealth()
         self.permissions = permissions or Permissions.from_settings(settings)
         self.tasks = BackgroundTasks()
-        runs = LiveRuns()
+        self.runs = runs = LiveRuns()
         staff = Staff(
             settings=settings,
             agent=agent,
@@ -195,8 +195,10 @@ class OtomoBot(commands.AutoShardedBot):
         await self.conversations.on_message(message)
 
     async def close(self) -> None:
-        """Stop live runs before the connection closes."""
-        await self.tasks.close()
+        """End live runs as a stop (their partial answers kept and shown as stopped), then
+        close the connection; a run that cannot finish within the grace is cancelled."""
+        self.runs.stop_all("shutdown")
+        await self.tasks.close(grace=SHUTDOWN_GRACE_SECONDS)
         await super().close()
 
 

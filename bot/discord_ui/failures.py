@@ -19,6 +19,12 @@ INTERNAL_ERROR = (
     "something went wrong on my side; please try again in a moment."
 )
 
+# A mention that arrives while the bot shuts down (a deploy): it is not answered by this process.
+RESTARTING = (
+    "いま再起動中なので答えられません。少ししてからもう一度話しかけてください。/ I'm restarting "
+    "right now, so I can't answer this; mention me again in a minute."
+)
+
 # Conversations, approvals and reminders all live in the database: without it, say so.
 DATABASE_UNREACHABLE = (
     "ごめんなさい、いまデータベースにつながらないので答えられません。少ししてからもう一度お願いします。"

@@ -10,6 +10,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge.analysis import ANALYZER_VERSION, DocumentAnalysis
+from bot.storage.engine import write_sessions
 from bot.storage.knowledge import KnowledgeDocument
 
 _BATCH = 500
@@ -66,7 +67,9 @@ async def store_analyses(
     """Insert or update (path, content hash, analysis) rows in one transaction."""
     if not entries:
         return
-    async with sessions() as session, session.begin():
+    # It reads which rows exist, then writes: on SQLite it must hold the write lock from the
+    # start, or another writer's commit in between fails it with "database is locked".
+    async with write_sessions(sessions)() as session, session.begin():
         paths = [path for path, _, _ in entries]
         existing = set(
             await session.scalars(
@@ -93,7 +96,7 @@ async def forget_analyses(sessions: async_sessionmaker[AsyncSession], paths: Ite
     doomed = sorted(paths)
     if not doomed:
         return
-    async with sessions() as session, session.begin():
+    async with write_sessions(sessions)() as session, session.begin():
         for batch in _batches(doomed):
             await session.execute(
                 delete(KnowledgeDocument).where(KnowledgeDocument.path.in_(batch))

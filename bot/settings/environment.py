@@ -71,6 +71,8 @@ class Settings(ExternalToolSettings, ShardSettings):
     max_files_per_message: int = Field(5, ge=0, le=50, alias="MAX_FILES_PER_MESSAGE")
     max_text_file_bytes: int = Field(100_000, ge=1000, le=10**7, alias="MAX_TEXT_FILE_BYTES")
     max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
+    # Below Pillow's own warning threshold (89.5 million pixels).
+    max_image_pixels: int = Field(25_000_000, ge=1_000_000, le=80_000_000, alias="MAX_IMAGE_PIXELS")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
     owner_ids: IdList = Field(default_factory=list, alias="OWNER_IDS")
 
@@ -79,8 +81,11 @@ class Settings(ExternalToolSettings, ShardSettings):
     llm_api_base: OptionalStr = Field(None, alias="LLM_API_BASE")
     llm_api_key: OptionalSecret = Field(None, alias="LLM_API_KEY")
     llm_fallback_models: CsvList = Field(default_factory=list, alias="LLM_FALLBACK_MODELS")
-    llm_timeout_seconds: float = Field(60.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
+    # A member waits at most LLM_ROUND_SECONDS for one model round, retries included.
+    llm_timeout_seconds: float = Field(20.0, gt=0, le=600, alias="LLM_TIMEOUT_SECONDS")
     llm_num_retries: int = Field(2, ge=0, le=10, alias="LLM_NUM_RETRIES")
+    llm_round_seconds: float = Field(90.0, ge=5, le=1800, alias="LLM_ROUND_SECONDS")
+    llm_max_tokens: int = Field(2048, ge=16, le=200_000, alias="LLM_MAX_TOKENS")
     llm_log_prompts: bool = Field(False, alias="LLM_LOG_PROMPTS")
     llm_models: CsvList = Field(default_factory=list, alias="LLM_MODELS")
     llm_vision_models: CsvList = Field(default_factory=list, alias="LLM_VISION_MODELS")

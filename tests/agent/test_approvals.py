@@ -10,8 +10,9 @@ import pytest
 from bot.agent import events as ev
 from bot.agent.approvals.service import Decision, Status
 from bot.agent.conversation import messages as m
+from bot.agent.runs import StopReason, StopSignal
 from tests.agent.conftest import Rig, collect, converse
-from tests.fakes.llm_server import text, tool_call
+from tests.fakes.llm_server import text, tool_call, tool_calls
 
 
 async def _pending_approval(rig: Rig) -> int:
@@ -321,3 +322,51 @@ async def test_always_allow_on_a_card_grants_the_provider_the_card_showed(rig: R
 
     (grant,) = await rig.approvals.grants(100)
     assert (grant.tool_name, grant.provider) == ("add_note", None)  # a built-in: no provider
+
+
+@pytest.mark.parametrize(
+    ("who", "reasons", "said"),
+    [
+        (
+            "member",
+            ["interrupted", "after_stop"],
+            "the user stopped the answer before this tool call ran",
+        ),
+        (
+            "shutdown",
+            ["unknown_outcome", "after_shutdown"],
+            "the bot restarted before this tool call ran",
+        ),
+    ],
+)
+async def test_a_call_after_a_stopped_one_is_told_why_it_never_ran(
+    rig: Rig, who: StopReason, reasons: list[str], said: str
+) -> None:
+    rig.llm.queue(
+        tool_calls(
+            [
+                tool_call("long_job", {"steps": 2}, id="call_long"),
+                tool_call("count_notes", {}, id="call_count"),
+            ]
+        )
+    )
+    stop = StopSignal()
+
+    async def on_event(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ToolExecuting):
+            stop.request(who)
+
+    events = await collect(rig.agent.run(rig.request(), "長い仕事と数え", stop), on_event)
+
+    # The stopped call itself: interrupted by the member, or cut off (outcome unknown).
+    assert of_type_reason(events) == reasons
+    assert isinstance(events[-1], ev.Done)
+    assert events[-1].reason == ("shutdown" if who == "shutdown" else "interrupted")
+    rig.llm.queue(text("はい"))
+    await collect(rig.agent.run(rig.request(), "どうなった？"))
+    told = {
+        x["tool_call_id"]: x["content"]
+        for x in rig.llm.last_request.messages
+        if x["role"] == "tool"
+    }
+    assert said in told["call_count"] and "moved on" not in told["call_count"]

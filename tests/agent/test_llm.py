@@ -67,3 +67,43 @@ async def test_a_model_that_never_answers_times_out_with_a_sentence(rig: Rig) ->
     failed = events[-1]
     assert isinstance(failed, ev.Failed) and failed.kind == "timeout"
     assert "took too long" in failed.message
+
+
+async def test_requests_cap_the_answer_at_llm_max_tokens(rig: Rig) -> None:
+    settings = rig.settings.model_copy(update={"llm_max_tokens": 300})
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+    rig.llm.queue(text("はい"))
+
+    await collect(rig.agent.run(rig.request(), "やあ"))
+
+    assert rig.llm.last_request.max_tokens == 300
+
+
+async def test_a_failing_model_is_tried_again_within_the_round(rig: Rig) -> None:
+    settings = rig.settings.model_copy(
+        update={"llm_num_retries": 2, "llm_timeout_seconds": 1.0, "llm_round_seconds": 10.0}
+    )
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+    rig.llm.queue(server_error(), server_error(), text("三度目の正直"))
+
+    events = await collect(rig.agent.run(rig.request(), "やあ"))
+
+    assert isinstance(events[-1], ev.Done)
+    assert rig.llm.request_count == 3
+    assert [call.error is not None for call in await _calls(rig)] == [True, True, False]
+
+
+async def test_retries_stop_when_the_next_try_would_not_fit_the_round(rig: Rig) -> None:
+    # Tries of 1 s in a 5 s round: after two silent tries and the pauses between them, a third
+    # would end past the deadline, so the member hears of the failure instead.
+    settings = rig.settings.model_copy(
+        update={"llm_num_retries": 4, "llm_timeout_seconds": 1.0, "llm_round_seconds": 5.0}
+    )
+    rig.agent.llm = LLMClient(settings, rig.database.sessions, rig.clock)
+    rig.llm.queue(hang(), hang(), hang(), hang(), hang())
+
+    events = await collect(rig.agent.run(rig.request(), "やあ"))
+
+    failed = events[-1]
+    assert isinstance(failed, ev.Failed) and failed.kind == "timeout"
+    assert rig.llm.request_count == 2

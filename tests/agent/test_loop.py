@@ -247,7 +247,7 @@ async def test_rejecting_the_first_of_two_calls_never_runs_the_second(rig: Rig) 
 
     events = await converse(rig, rig.agent.run(rig.request(), "aとb"), reject)
 
-    assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "invalidated"]
+    assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "after_rejection"]
     assert rig.book.notes == []
 
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
+import pytest
 from sqlalchemy import select
 
 from bot.agent import events as ev
+from bot.agent.attachments import reading
+from bot.agent.attachments.images import FittedImage
+from bot.agent.attachments.reading import AttachmentLimits
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
 from bot.agent.llm.client import LLMClient
@@ -131,3 +136,28 @@ async def test_logged_prompts_leave_the_image_data_out(rig: Rig) -> None:
         (call,) = (await session.scalars(select(LLMCall))).all()
     assert call.prompt is not None
     assert "(image data omitted)" in call.prompt and "base64" not in call.prompt
+
+
+async def test_pictures_are_decoded_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    together = threading.Barrier(2)
+    overlapped: list[str] = []
+
+    def fit(data: bytes, media_type: str, max_pixels: int) -> FittedImage:
+        try:
+            # Passed only by two decodes running at once; alone, one gives up waiting.
+            together.wait(timeout=0.5)
+            overlapped.append(media_type)
+        except threading.BrokenBarrierError:
+            pass
+        return FittedImage(data, media_type, resized=False)
+
+    monkeypatch.setattr(reading, "fit_image", fit)
+    pictures = tuple(shared_file(f"p{n}.png", b"\x89PNG", "image/png") for n in range(3))
+    limits = AttachmentLimits(
+        max_files=5, max_text_bytes=1000, max_image_bytes=10**6, max_image_pixels=10**6
+    )
+
+    prepared = await reading.prepare(Shared(files=pictures), limits, vision=True, model="m")
+
+    assert len(prepared.images) == 3
+    assert overlapped == []

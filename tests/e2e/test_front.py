@@ -87,23 +87,36 @@ async def test_a_member_over_the_rate_limit_is_asked_to_wait(
         assert others[0]["content"] == "はい"
 
 
-async def test_one_answer_at_a_time_per_member_and_channel(
+async def test_a_second_mention_waits_for_the_first_answer_and_other_channels_do_not(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:
-    llm.queue(delay(1.0, text("やっと答えました")), text("別チャンネルの答え"))
+    answers = {
+        "時間がかかる質問": delay(1.0, text("やっと答えました")),
+        "もう一つ": text("二つ目の答え"),
+        "こっちでも": text("別チャンネルの答え"),
+    }
+    llm.rule = lambda request: answers[str(request.messages[-1]["content"]).split(": ", 1)[1]]
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         first = await otomo.mention("時間がかかる質問")
         await llm.wait_for_requests(1)
         second = await otomo.mention("もう一つ")
-        refusal = await fake.wait_for_message(GENERAL_CHANNEL_ID, after=int(second["id"]))
         elsewhere = await otomo.mention("こっちでも", channel_id=RANDOM_CHANNEL_ID)
         await fake.wait_for_message(RANDOM_CHANNEL_ID, after=int(elsewhere["id"]))
+        await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "二つ目の答え", timeout=15
+        )
         await otomo.idle()
 
-        assert "still working on your previous request" in refusal["content"]
-        assert refusal["message_reference"]["message_id"] == second["id"]
         assert any(r["content"] == "やっと答えました" for r in otomo.bot_messages_after(first))
-        assert llm.request_count == 2
+        replies = [
+            r
+            for r in otomo.bot_messages_after(second)
+            if (r.get("message_reference") or {}).get("message_id") == second["id"]
+        ]
+        assert [r["content"] for r in replies] == ["二つ目の答え"]
+        asked_second = next(r for r in llm.requests if "もう一つ" in str(r.messages[-1]))
+        assert "やっと答えました" in str(asked_second.messages)  # it ran after the first
+        assert llm.request_count == 3
 
 
 async def test_overlong_input_is_refused_with_a_sentence(

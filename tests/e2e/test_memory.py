@@ -155,10 +155,29 @@ async def test_forgetting_cancels_a_card_still_waiting_so_nothing_runs(
         assert card is not None
 
         await _confirm(otomo, {})
-        approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
-        clicked = await fake.click_button(int(card["id"]), approve, HANA_ID)
-        await clicked.wait_response()
-        await fake.wait_until(lambda: "cancelled" in card_state(fake.message(int(card["id"]))))
+        await otomo.idle()
 
         assert (await otomo.app.core.deps.notebook.page(GUILD_ID)).total == 0
         assert llm.request_count == 1
+
+
+async def test_forgetting_ends_a_waiting_card_at_once_and_says_why(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(tool_call("write_note", {"text": "秘密の合言葉", "title": "合言葉"}))
+    async with running_bot(tmp_path, fake=fake, llm=llm, DEV_GUILD_ID=GUILD_ID) as otomo:
+        await otomo.mention("これメモしといて、秘密の合言葉")
+        await fake.wait_until(lambda: approval_card(fake) is not None, timeout=10)
+        await otomo.idle()
+        card = approval_card(fake)
+        assert card is not None
+
+        await _confirm(otomo, {})
+        # No click needed: the card is final once the forget is done.
+        final = fake.message(int(card["id"]))
+        assert final is not None
+        assert "cancelled" in card_state(final)
+        assert custom_ids(final) == []  # its buttons are gone
+        shown = str(final["embeds"])
+        assert "/otomo forget" in shown
+        assert "秘密の合言葉" not in shown  # the forgotten arguments are not shown any more

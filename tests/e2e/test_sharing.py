@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import io
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -191,3 +193,52 @@ async def test_a_large_photo_reaches_the_model_scaled_down(
         assert url.startswith("data:image/jpeg;base64,")
         sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
         assert sent.size == (2048, 1536)
+
+
+def declared_png(width: int, height: int) -> bytes:
+    """A PNG of a few hundred bytes whose header declares width×height pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data)
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes(4096)))
+        + chunk(b"IEND", b"")
+    )
+
+
+async def test_pictures_declaring_too_many_pixels_are_refused_with_a_sentence_not_decoded(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fine = io.BytesIO()
+    Image.new("RGB", (64, 48), (30, 120, 200)).save(fine, "PNG")
+    llm.queue(text("小さい方の画像は青一色です。"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, LLM_MODEL="openai/gpt-4o-mini") as otomo:
+        _, replies = await otomo.ask(
+            "これ見て",
+            attachments=[
+                ("huge.png", declared_png(12_000, 12_000), "image/png"),
+                # Over twice Pillow's own limit: Pillow refuses to open it at all.
+                ("bomb.png", declared_png(30_000, 30_000), "image/png"),
+                ("fine.png", fine.getvalue(), "image/png"),
+            ],
+        )
+
+        said = notices(replies)
+        assert (
+            "huge.png has too many pixels for me (12000×12000; the limit is 25 megapixels)" in said
+        )
+        assert "bomb.png has too many pixels for me (the limit is 25 megapixels)" in said
+        content = llm.last_request.messages[-1]["content"]
+        images = [part for part in content if part["type"] == "image_url"]
+        assert len(images) == 1  # only fine.png reaches the model
+        assert "[添付: huge.png] (not shown to you: more than 25 megapixels, not read)" in str(
+            content
+        )
+        assert "[添付: bomb.png] (not shown to you: more than 25 megapixels, not read)" in str(
+            content
+        )

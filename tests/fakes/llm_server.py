@@ -85,6 +85,12 @@ class Reply:
     hang: bool = False  # never finish; the connection is dropped when the server closes
     hang_after_chunks: int = 0  # with hang and streaming: chunks sent before going silent
     finish_reason: str | None = None  # None: "tool_calls" if there are calls, else "stop"
+    # Streamed: write content again and again, as a model caught in a loop does, until the
+    # request's max_tokens is reached (finish_reason "length") or, without one, forever.
+    endless: bool = False
+    # Streamed: after the first chunk, only SSE keep-alive comments every chunk_delay seconds
+    # (a read timeout never fires) until the server closes.
+    keep_alive: bool = False
 
     @property
     def resolved_finish_reason(self) -> str:
@@ -197,6 +203,16 @@ def delay(seconds: float, reply: Reply) -> Reply:
     return replace(reply, delay=seconds)
 
 
+def endless(content: str, *, chunk_delay: float = 0.0) -> Reply:
+    """A model that repeats content without end (see ``Reply.endless``)."""
+    return Reply(content=content, chunk_delay=chunk_delay, endless=True)
+
+
+def keep_alive(every: float = 0.2) -> Reply:
+    """A model that keeps the connection busy with keep-alive comments and never answers."""
+    return Reply(keep_alive=True, chunk_delay=every)
+
+
 def hang(reply: Reply | None = None, *, after_chunks: int = 0) -> Reply:
     """Never finish answering; streamed, first send ``after_chunks`` chunks of ``reply``."""
     return replace(reply or Reply(), hang=True, hang_after_chunks=after_chunks)
@@ -235,6 +251,12 @@ class ChatRequest:
     def stream(self) -> bool:
         """Return whether a streamed answer was asked for."""
         return bool(self.body.get("stream"))
+
+    @property
+    def max_tokens(self) -> int | None:
+        """Return the cap on the answer's tokens the request set, or None."""
+        value = self.body.get("max_tokens") or self.body.get("max_completion_tokens")
+        return int(value) if value else None
 
     @property
     def model(self) -> str | None:
@@ -373,6 +395,7 @@ class ScriptedLLM(LocalServer):
         reply = self._reply_for(chat)
         if isinstance(reply, web.Response):
             return reply
+        reply = _within_max_tokens(chat, reply)
 
         if not await self._pause(reply.delay):
             return _dropped(request)
@@ -409,13 +432,23 @@ class ScriptedLLM(LocalServer):
         )
         await response.prepare(request)
         include_usage = bool((chat.body.get("stream_options") or {}).get("include_usage"))
-        for sent, chunk in enumerate(_chunks(chat, reply, include_usage)):
+        chunks = (
+            _endless_chunks(chat, reply) if reply.endless else _chunks(chat, reply, include_usage)
+        )
+        for sent, chunk in enumerate(chunks):
             if reply.hang and sent >= reply.hang_after_chunks:
                 await self._closing.wait()
                 return _dropped(request, response)
             if sent and not await self._pause(reply.chunk_delay):
                 return _dropped(request, response)
             await response.write(_sse(chunk))
+            while reply.keep_alive:
+                if not await self._pause(reply.chunk_delay):
+                    return _dropped(request, response)
+                try:
+                    await response.write(b": keep-alive\n\n")
+                except ConnectionResetError:  # the client gave up waiting
+                    return response
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
@@ -501,6 +534,42 @@ def _completion(chat: ChatRequest, reply: Reply) -> dict[str, Any]:
     }
 
 
+def _within_max_tokens(chat: ChatRequest, reply: Reply) -> Reply:
+    """The reply a real server sends under the request's max_tokens: text cut at the cap,
+    finish_reason "length", no tool calls (the model never got to them)."""
+    cap = chat.max_tokens
+    if cap is None or reply.endless or len(reply.content or "") <= cap * CHARS_PER_TOKEN:
+        return reply
+    assert reply.content is not None
+    return replace(
+        reply, content=reply.content[: cap * CHARS_PER_TOKEN], tool_calls=(), finish_reason="length"
+    )
+
+
+def _endless_chunks(chat: ChatRequest, reply: Reply) -> Iterator[dict[str, Any]]:
+    """The chunks of a looping model: its content over and over, up to max_tokens if set.
+
+    Pieces of TEXT_CHUNK_CHARS cut across the repetitions, so consecutive chunks differ as a
+    real model's do (litellm fails a stream of identical chunks on its own).
+    """
+    assert reply.content
+    cap = None if chat.max_tokens is None else chat.max_tokens * CHARS_PER_TOKEN
+    base = {
+        "id": f"chatcmpl-scripted-{chat.number}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": chat.model,
+    }
+    yield {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+    written = 0
+    while cap is None or written < cap:
+        size = TEXT_CHUNK_CHARS if cap is None else min(TEXT_CHUNK_CHARS, cap - written)
+        piece = "".join(reply.content[(written + n) % len(reply.content)] for n in range(size))
+        written += size
+        yield {**base, "choices": [{"index": 0, "delta": {"content": piece}}]}
+    yield {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}
+
+
 def _split(s: str, pieces: int) -> list[str]:
     """Split ``s`` into ``pieces`` nearly equal consecutive parts (fewer if ``s`` is short)."""
     size = max(1, math.ceil(len(s) / pieces))
@@ -556,8 +625,10 @@ __all__ = [
     "auth_error",
     "context_length_exceeded",
     "delay",
+    "endless",
     "error",
     "hang",
+    "keep_alive",
     "rate_limited",
     "server_error",
     "text",

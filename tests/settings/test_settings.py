@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.agent.llm.patience import Patience
 from bot.runtime.log import RedactSecrets
 from bot.settings import SettingsError, load_settings
 
@@ -122,3 +123,19 @@ def test_env_example_documents_every_setting_and_loads() -> None:
             assert lines[index - 1].startswith("#") or lines[index - 1].split("=")[0].isupper(), (
                 f"{line} needs a comment"
             )
+
+
+async def test_an_older_env_with_a_long_timeout_still_starts_and_its_tries_fit_the_round() -> None:
+    # LLM_TIMEOUT_SECONDS=60 was the default before rounds had a deadline: it must still load,
+    # and a retry only gets what is left of the 90 s round a member waits for.
+    settings = load_settings(
+        environ={"LLM_TIMEOUT_SECONDS": "60", "LLM_NUM_RETRIES": "2"}, env_file=None
+    )
+    patience = Patience.start(settings)
+
+    first = patience.next_try()
+    patience.deadline -= first  # as if the first try used all of its time
+    second = patience.next_try()
+
+    assert first == 60
+    assert second == pytest.approx(30, abs=1)

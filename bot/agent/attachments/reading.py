@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+import weakref
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.agent.attachments.file_types import IMAGE_EXTENSIONS, IMAGE_TYPES, classify, decode_text
-from bot.agent.attachments.images import fit_image
+from bot.agent.attachments.images import TooManyPixels, fit_image
 from bot.agent.conversation.messages import Message, UserMessage
 from bot.agent.conversation.parts import FilePart, QuotePart
 from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
@@ -30,12 +31,16 @@ class AttachmentLimits:
     max_files: int
     max_text_bytes: int
     max_image_bytes: int
+    max_image_pixels: int
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AttachmentLimits:
         """The limits the operator configured."""
         return cls(
-            settings.max_files_per_message, settings.max_text_file_bytes, settings.max_image_bytes
+            settings.max_files_per_message,
+            settings.max_text_file_bytes,
+            settings.max_image_bytes,
+            settings.max_image_pixels,
         )
 
 
@@ -61,6 +66,25 @@ class Prepared:
     quotes: list[QuotePart] = field(default_factory=list)
     images: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+# One picture decodes at a time in the whole process: each may take a hundred MB while it does.
+_DECODING: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _decoding() -> asyncio.Lock:
+    """The running loop's lock for decoding pictures."""
+    loop = asyncio.get_running_loop()
+    lock = _DECODING.get(loop)
+    if lock is None:
+        lock = _DECODING[loop] = asyncio.Lock()
+    return lock
+
+
+def _megapixels(count: int) -> str:
+    return f"{count / 1_000_000:g}"
 
 
 def _size(count: int) -> str:
@@ -175,7 +199,12 @@ class _Reader:
         media = (shared.content_type or "").split(";")[0].strip().lower()
         if media not in IMAGE_TYPES:
             media = IMAGE_EXTENSIONS.get(PurePosixPath(shared.name.lower()).suffix, "image/png")
-        fitted = await asyncio.to_thread(fit_image, data, media)
+        limit = self.limits.max_image_pixels
+        try:
+            async with _decoding():
+                fitted = await asyncio.to_thread(fit_image, data, media, limit)
+        except TooManyPixels as refused:
+            return self._too_many_pixels(shared, refused)
         if fitted is None:
             self.warn(
                 f"{shared.name} は縮めても大きすぎて送れませんでした。小さめの画像でお願いします。"
@@ -187,6 +216,22 @@ class _Reader:
         url = f"data:{fitted.media_type};base64,{encoded.decode('ascii')}"
         self.result.images[shared.key] = url
         return FilePart(name=shared.name, kind="image", image_key=shared.key)
+
+    def _too_many_pixels(self, shared: SharedFile, refused: TooManyPixels) -> FilePart:
+        limit = _megapixels(refused.limit)
+        size_ja = size_en = ""
+        if refused.size is not None:
+            width, height = refused.size
+            size_ja, size_en = f"{width}×{height}、", f"{width}×{height}; "
+        self.warn(
+            f"{shared.name} は画素数が多すぎて読めません（{size_ja}上限 {limit} メガピクセル）。"
+            f"縮小した画像か、必要な部分のスクリーンショットを送ってください。/ {shared.name} has "
+            f"too many pixels for me ({size_en}the limit is {limit} megapixels): send a smaller "
+            "copy or a screenshot of the part that matters."
+        )
+        return FilePart(
+            name=shared.name, kind="skipped", note=f"more than {limit} megapixels, not read"
+        )
 
     def finish(self) -> Prepared:
         if self._no_vision:

@@ -146,7 +146,7 @@ class ConversationStore:
 
     async def _summarise_now(self, key: str, summarize: Summarize) -> None:
         async with self._sessions() as session:
-            rows = (
+            stored = (
                 await session.scalars(
                     select(ConversationMessage)
                     .where(
@@ -156,40 +156,74 @@ class ConversationStore:
                     .order_by(ConversationMessage.id)
                 )
             ).all()
-        if len(rows) <= self.max_messages:
+        if len(stored) <= self.max_messages:
             return
+        # In conversation order: an earlier summary stands where the turns it covers were,
+        # before the turns kept after it (it was written after them, so its id is larger).
+        loaded = sorted(
+            ((row, m.load(row.payload)) for row in stored),
+            key=lambda pair: _position(pair[0].id, pair[1]),
+        )
         keep = self.max_messages // 2
         # Cut at a user message so a tool call is never separated from its result.
-        cut = len(rows) - keep
-        while cut < len(rows) and rows[cut].kind != "user":
+        cut = len(loaded) - keep
+        while cut < len(loaded) and not isinstance(loaded[cut][1], m.UserMessage):
             cut += 1
-        if cut >= len(rows):
+        if cut >= len(loaded):
             return
-        old = [m.load(row.payload) for row in rows[:cut]]
+        old = [message for _, message in loaded[:cut]]
+        folded_ids = [row.id for row, _ in loaded[:cut]]
+        covers_until = max(
+            (row.id for row, message in loaded[:cut] if not isinstance(message, m.SummaryMessage)),
+            default=0,
+        )
         summary_text = await summarize(m.to_llm(old), SUMMARY_INSTRUCTIONS)
-        last_id = rows[cut - 1].id
+        try:
+            await self._fold(key, folded_ids, summary_text, covers_until)
+        except _AlreadyGone:
+            # The member had Otomo forget these turns meanwhile (or another summary folded
+            # them): keep no summary of them.
+            return
+
+    async def _fold(
+        self, key: str, folded_ids: list[int], summary_text: str, covers_until: int
+    ) -> None:
+        """Take the folded messages out of the context and add their summary, at once."""
         async with self._sessions() as session, session.begin():
             folded = await session.execute(
                 update(ConversationMessage)
                 .where(
                     ConversationMessage.conversation_key == key,
-                    ConversationMessage.id <= last_id,
+                    ConversationMessage.id.in_(folded_ids),
+                    ConversationMessage.exclude_from_context.is_(False),
                 )
                 .values(exclude_from_context=True)
             )
-            if not getattr(folded, "rowcount", 1):
-                return  # the member had Otomo forget these turns meanwhile: keep no summary
+            if getattr(folded, "rowcount", len(folded_ids)) != len(folded_ids):
+                raise _AlreadyGone
             session.add(
                 ConversationMessage(
                     conversation_key=key,
                     kind="summary",
                     payload=m.dump(
-                        m.SummaryMessage(text=summary_text.strip(), covers_until=last_id)
+                        m.SummaryMessage(text=summary_text.strip(), covers_until=covers_until)
                     ),
                     exclude_from_context=False,
                     created_at=self._clock.now(),
                 )
             )
+
+
+class _AlreadyGone(Exception):
+    """Some messages to fold were deleted or folded since they were read."""
+
+
+def _position(row_id: int, message: m.Message) -> float:
+    """Where a stored message belongs in the conversation: a summary right after what it
+    covers, everything else where it was written."""
+    if isinstance(message, m.SummaryMessage) and message.covers_until:
+        return message.covers_until + 0.5
+    return row_id
 
 
 def _start_at_turn(items: Sequence[m.Message]) -> list[m.Message]:

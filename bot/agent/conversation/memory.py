@@ -31,10 +31,12 @@ class MemoryReport:
 
 @dataclass(frozen=True, slots=True)
 class ForgetReport:
-    """What a forget request deleted."""
+    """What a forget request deleted, and the approvals still waiting that it cancelled (as
+    they were, so their cards can say so)."""
 
     messages: int
     conversations: int
+    cancelled: tuple[ApprovalRequest, ...] = ()
 
 
 def _keys_of(column: Any, user_id: int, channel_id: int | None) -> ColumnElement[bool]:
@@ -104,15 +106,16 @@ class ConversationMemory:
         """
         pending = ApprovalRequest.status == Status.PENDING.value
         async with self._sessions() as session:
-            waiting = (
+            rows = (
                 await session.scalars(
-                    select(ApprovalRequest.id).where(
+                    select(ApprovalRequest).where(
                         _keys_of(ApprovalRequest.conversation_key, user_id, channel_id), pending
                     )
                 )
             ).all()
-        for approval_id in waiting:
-            await self._approvals.invalidate(approval_id)
+        waiting = [row.id for row in rows]
+        # Cancelled here, not by a click or the sweep meanwhile: this forget ends their cards.
+        cancelled = tuple([row for row in rows if await self._approvals.invalidate(row.id)])
         async with self._sessions() as session, session.begin():
             keys = (
                 await session.scalars(
@@ -144,7 +147,9 @@ class ConversationMemory:
                 .values(prompt=None, response=None)
             )
         return ForgetReport(
-            messages=int(getattr(deleted, "rowcount", 0) or 0), conversations=len(keys)
+            messages=int(getattr(deleted, "rowcount", 0) or 0),
+            conversations=len(keys),
+            cancelled=cancelled,
         )
 
 

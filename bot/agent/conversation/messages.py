@@ -11,7 +11,17 @@ from pydantic import BaseModel, Field, TypeAdapter
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
 RejectionReason = Literal[
-    "rejected", "timed_out", "interrupted", "invalidated", "unknown_outcome", "tool_changed"
+    "rejected",
+    "timed_out",
+    "interrupted",
+    "invalidated",
+    "unknown_outcome",
+    "tool_changed",
+    # Not run because of what happened to an earlier call of the same turn, or to the run.
+    "after_rejection",
+    "after_expiry",
+    "after_stop",
+    "after_shutdown",
 ]
 
 # What the model reads for each way a tool call can end without a result.
@@ -26,6 +36,10 @@ REJECTION_TEXT: dict[RejectionReason, str] = {
     "tool_changed": "The tool changed (another provider, or a new definition) after the user "
     "approved this call, so it did not run. Tell the user; if they still want it, call it again "
     "so they can approve the tool as it is now.",
+    "after_rejection": "Not run: the user rejected an earlier tool call of the same turn.",
+    "after_expiry": "Not run: an earlier tool call of the same turn was not approved in time.",
+    "after_stop": "Not run: the user stopped the answer before this tool call ran.",
+    "after_shutdown": "Not run: the bot restarted before this tool call ran.",
 }
 
 

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.messages import ToolCall
+from bot.agent.llm.call_log import CallLog, CallTry
 from bot.agent.llm.model_check import problem_from_exception
+from bot.agent.llm.patience import Patience, round_timed_out
 from bot.agent.llm.provider import LLMFailure, failure_from_exception, import_litellm
 from bot.agent.tools.names import WireNames
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import UNAVAILABLE_KINDS, Metrics
 from bot.runtime.redaction import redact
 from bot.settings import Settings
-from bot.storage.agent import LLMCall
 
 log = logging.getLogger(__name__)
 
@@ -66,29 +69,22 @@ class Turn:
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
 
+    @property
+    def cut(self) -> bool:
+        """Whether the answer was cut off: at LLM_MAX_TOKENS, or out of time."""
+        return self.finish_reason in (LENGTH_LIMIT, TIME_LIMIT)
+
 
 StreamItem = TextChunk | ToolCallName | Turn
+
+# Turn.finish_reason of an answer the provider cut at max_tokens (OpenAI's word), and of one we
+# cut because its round ran out of time.
+LENGTH_LIMIT = "length"
+TIME_LIMIT = "time_limit"
 
 
 # The model a server's runs use (None: outside any server).
 ModelSource = Callable[[int | None], Awaitable[str]]
-
-
-def without_image_data(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages with each image's data URL shortened, for the call log."""
-    cleaned: list[dict[str, Any]] = []
-    for message in messages:
-        content = message.get("content")
-        if isinstance(content, list):
-            content = [
-                {"type": "image_url", "image_url": {"url": "(image data omitted)"}}
-                if part.get("type") == "image_url"
-                else part
-                for part in content
-            ]
-            message = {**message, "content": content}
-        cleaned.append(message)
-    return cleaned
 
 
 class LLMClient:
@@ -103,7 +99,7 @@ class LLMClient:
         metrics: Metrics | None = None,
     ) -> None:
         self._settings = settings
-        self._sessions = sessions
+        self._calls = CallLog(sessions, with_prompts=settings.llm_log_prompts)
         self._clock = clock
         self._model_source = model_source
         self._metrics = metrics
@@ -127,12 +123,15 @@ class LLMClient:
         except Exception:
             return False
 
-    def _params(self, model: str) -> dict[str, Any]:
+    def _params(self, model: str, timeout: float) -> dict[str, Any]:
         settings = self._settings
         params: dict[str, Any] = {
             "model": model,
-            "timeout": settings.llm_timeout_seconds,
-            "num_retries": settings.llm_num_retries,
+            # One try; Patience decides whether another one fits the round.
+            "timeout": timeout,
+            "num_retries": 0,
+            # A model caught in a loop stops here instead of writing for minutes.
+            "max_tokens": settings.llm_max_tokens,
         }
         if settings.llm_api_base:
             params["api_base"] = settings.llm_api_base
@@ -151,9 +150,38 @@ class LLMClient:
         conversation_key: str | None = None,
         model: str | None = None,
     ) -> AsyncGenerator[StreamItem, None]:
-        """Stream one model call: text chunks and tool-call names, then the whole Turn."""
-        litellm = import_litellm()
+        """Stream one model round: text chunks and tool-call names, then the whole Turn.
+
+        The round ends by LLM_ROUND_SECONDS: an answer still streaming then is cut (its Turn
+        says TIME_LIMIT), one that never started fails. A failed try is tried again only
+        before anything was streamed (see Patience).
+        """
         model = model or await self.current_model()
+        patience = Patience.start(self._settings)
+        while True:
+            streamed = False
+            try:
+                async for item in self._try_stream(
+                    messages, tools, purpose, conversation_key, model, patience
+                ):
+                    streamed = streamed or not isinstance(item, Turn)
+                    yield item
+                return
+            except LLMFailure as failure:
+                if streamed or not await patience.retry(failure):
+                    raise
+
+    async def _try_stream(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        purpose: str,
+        conversation_key: str | None,
+        model: str,
+        patience: Patience,
+    ) -> AsyncGenerator[StreamItem, None]:
+        """One try of a streamed call, logged."""
+        litellm = import_litellm()
         started = self._clock.now()
         t0 = time.perf_counter()
         turn = Turn()
@@ -163,15 +191,32 @@ class LLMClient:
         # Providers accept only [a-zA-Z0-9_-]{1,64} as a function name: the names are mapped
         # here, and everything before and after this call sees the registered names.
         names = WireNames(t["function"]["name"] for t in tools or [] if "function" in t)
+        response: Any = None
         try:
-            response = await litellm.acompletion(
-                messages=WireNames.messages(messages),
-                tools=WireNames.tools(tools) if tools else None,
-                stream=True,
-                stream_options={"include_usage": True},
-                **self._params(model),
+            response = await asyncio.wait_for(
+                litellm.acompletion(
+                    messages=WireNames.messages(messages),
+                    tools=WireNames.tools(tools) if tools else None,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    **self._params(model, patience.next_try()),
+                ),
+                patience.left(),
             )
-            async for chunk in response:
+            chunks = response.__aiter__()
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(chunks.__anext__(), patience.left())
+                except StopAsyncIteration:
+                    break
+                except TimeoutError:
+                    if not turn.text:
+                        raise
+                    # Out of time while answering: the member keeps what was shown; calls
+                    # still being written are dropped (their arguments are cut).
+                    turn.finish_reason = TIME_LIMIT
+                    partial.clear()
+                    break
                 usage = getattr(chunk, "usage", None)
                 if usage:
                     turn.usage = Usage(
@@ -210,6 +255,10 @@ class LLMClient:
                 for index, entry in sorted(partial.items())
                 if entry["name"]
             ]
+        except TimeoutError:
+            error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
+            log.warning("LLM call failed (%s): %s", purpose, error)
+            raise round_timed_out() from None
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
             failure = self._failed(exc, model, purpose, error)
@@ -217,6 +266,8 @@ class LLMClient:
             raise failure from exc
         finally:
             turn.usage.calls = 1
+            if response is not None:
+                await _close(response)
             await self._log(
                 model, purpose, conversation_key, started, t0, turn, error, messages, kind
             )
@@ -230,23 +281,48 @@ class LLMClient:
         conversation_key: str | None = None,
         model: str | None = None,
     ) -> str:
-        """One non-streamed text answer (summaries, tips)."""
-        litellm = import_litellm()
+        """One non-streamed text answer (summaries, tips), within one round's patience."""
         model = model or await self.current_model()
+        patience = Patience.start(self._settings)
+        while True:
+            try:
+                return await self._try_complete(
+                    messages, purpose, conversation_key, model, patience
+                )
+            except LLMFailure as failure:
+                if not await patience.retry(failure):
+                    raise
+
+    async def _try_complete(
+        self,
+        messages: list[dict[str, Any]],
+        purpose: str,
+        conversation_key: str | None,
+        model: str,
+        patience: Patience,
+    ) -> str:
+        litellm = import_litellm()
         started = self._clock.now()
         t0 = time.perf_counter()
         turn = Turn()
         error: str | None = None
         kind: str | None = None
         try:
-            response = await litellm.acompletion(
-                messages=WireNames.messages(messages), **self._params(model)
+            response = await asyncio.wait_for(
+                litellm.acompletion(
+                    messages=WireNames.messages(messages),
+                    **self._params(model, patience.next_try()),
+                ),
+                patience.left(),
             )
             turn.text = response.choices[0].message.content or ""
             usage = getattr(response, "usage", None)
             if usage:
                 turn.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, 1)
             return turn.text
+        except TimeoutError:
+            error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
+            raise round_timed_out() from None
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
             failure = self._failed(exc, model, purpose, error)
@@ -273,7 +349,7 @@ class LLMClient:
         model: str,
         purpose: str,
         conversation_key: str | None,
-        started: Any,
+        started: datetime,
         t0: float,
         turn: Turn,
         error: str | None,
@@ -289,31 +365,26 @@ class LLMClient:
                 tokens_out=turn.usage.completion_tokens,
                 error_kind=None if error is None else kind or "error",
             )
-        if self._sessions is None:
-            return
-        debug = self._settings.llm_log_prompts
-        row = LLMCall(
-            model=model,
-            purpose=purpose,
-            conversation_key=conversation_key,
-            started_at=started,
-            latency_ms=(time.perf_counter() - t0) * 1000,
-            tokens_in=turn.usage.prompt_tokens or None,
-            tokens_out=turn.usage.completion_tokens or None,
-            error=error,
-            prompt=json.dumps(without_image_data(messages), ensure_ascii=False) if debug else None,
-            response=(
-                json.dumps(
-                    {"text": turn.text, "tool_calls": [c.model_dump() for c in turn.tool_calls]},
-                    ensure_ascii=False,
-                )
-                if debug
-                else None
-            ),
+        await self._calls.record(
+            CallTry(
+                model=model,
+                purpose=purpose,
+                conversation_key=conversation_key,
+                started_at=started,
+                latency_ms=(time.perf_counter() - t0) * 1000,
+                messages=messages,
+                text=turn.text,
+                tool_calls=turn.tool_calls,
+                tokens_in=turn.usage.prompt_tokens,
+                tokens_out=turn.usage.completion_tokens,
+                error=error,
+            )
         )
-        try:
-            async with self._sessions() as session, session.begin():
-                session.add(row)
-        except Exception:
-            # The log is diagnostics; a failure to write it must not fail the user's request.
-            log.exception("Could not record an LLM call")
+
+
+async def _close(response: Any) -> None:
+    """Release a streamed response's connection (it may have been left mid-answer)."""
+    close = getattr(response, "aclose", None)
+    if close is not None:
+        with contextlib.suppress(Exception):
+            await close()

@@ -197,8 +197,10 @@ def parse_arguments(tool_item: Tool, raw: str) -> tuple[dict[str, Any] | None, s
         loaded = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError as exc:
         return None, (
-            f"Your arguments for {tool_item.name} were not valid JSON ({exc.msg} at "
-            f"position {exc.pos}). You sent: {raw[:500]}. Call the tool again with a JSON object."
+            # Some of json's messages end in "at" already ("Unterminated string starting at").
+            f"Your arguments for {tool_item.name} were not valid JSON "
+            f"({exc.msg.removesuffix(' at')} at position {exc.pos}). You sent: {raw[:500]}. "
+            "Call the tool again with a JSON object."
         )
     if not isinstance(loaded, dict):
         return None, (

@@ -17,7 +17,7 @@ from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.typing import typing_during
 from bot.discord_ui.cards.owner import CardOwner
-from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR
+from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
 from bot.discord_ui.members import actor_of
 from bot.handlers.router import route
 from bot.members.permissions import Permissions
@@ -74,10 +74,11 @@ class Conversations:
     def __init__(self, staff: Staff, client: discord.Client) -> None:
         self.staff = staff
         self._client = client
-        self.gate = Gate(staff.settings, staff.runs.busy)
+        self.gate = Gate(staff.settings)
 
     async def on_message(self, message: discord.Message) -> None:
-        """Answer a message if it is for us; refuse with a sentence when a limit is hit."""
+        """Answer a message if it is for us (after the member's run here, if one is going);
+        refuse with a sentence, or a reaction once said, when a limit is hit."""
         verdict = self.gate.check(message, self._client.user)
         shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
@@ -85,9 +86,16 @@ class Conversations:
             self.staff.metrics.reply(shard, "refused", 0.0)
             await reply_plain(message, verdict.refusal)
             return
+        if verdict.reaction is not None:
+            await react(message, verdict.reaction)
+            return
         if not verdict.answer:
             return
         self.staff.metrics.mention(shard)
+        if self.staff.runs.closing:
+            await reply_plain(message, RESTARTING)
+            return
+        # Registered now, in the order messages arrive, so a follow-up queues behind its run.
         run = self.staff.runs.start(message.author.id, message.channel.id)
         self.staff.tasks.spawn(
             typing_during(message.channel, self._answer(message, verdict.text, run)),
@@ -99,6 +107,7 @@ class Conversations:
         started = time.perf_counter()
         outcome = "failed"
         try:
+            await run.turn()
             timezone = await staff.preferences.timezone(message.author.id)
             chosen = await in_worker(route, text)
             log.info(
@@ -130,7 +139,7 @@ class Conversations:
             outcome = "failed" if isinstance(last, ev.Failed) else "answered"
         except SendError:
             # Logged by the renderer; the channel does not take our messages now.
-            run.stop.set()
+            run.stop.request()
         except Exception as exc:
             if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
@@ -144,6 +153,14 @@ class Conversations:
             staff.runs.end(run)
             shard = message.guild.shard_id if message.guild else 0
             staff.metrics.reply(shard, outcome, time.perf_counter() - started)
+
+
+async def react(message: discord.Message, emoji: str) -> None:
+    """A reaction on the member's message; one that cannot be added is only logged."""
+    try:
+        await message.add_reaction(emoji)
+    except discord.HTTPException as exc:
+        log.info("Could not react in channel %s: %s", message.channel.id, exc.status)
 
 
 async def reply_plain(message: discord.Message, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,31 +68,66 @@ def mention_text(message: discord.Message, bot_id: int) -> str:
     return " ".join(text.split()) if "\n" not in text else text.strip()
 
 
+# Characters that show nothing: a mention made only of them says nothing (no model call).
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def says_nothing(text: str) -> bool:
+    """True when text has no visible character (spaces, zero-width and other invisible marks)."""
+    return all(
+        char.isspace()
+        or char in _BLANK_LETTERS
+        or unicodedata.category(char) in _INVISIBLE_CATEGORIES
+        for char in text
+    )
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a message for us is not answered: a sentence the first time in a window, then only
+    a reaction, so a flood cannot fill the channel's send limit with refusals."""
+
+    kind: str
+    sentence: str
+    reaction: str
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What the gate decided about one message."""
 
     answer: bool
     text: str = ""
-    # A sentence for the member when the message is for us but is not answered now.
+    # For a message that is for us but is not answered now: the sentence to reply with...
     refusal: str | None = None
+    # ...or, when the member was already told within the window, only this reaction.
+    reaction: str | None = None
 
 
 class Gate:
     """Decides whether a message is for Otomo and whether it may be answered right now."""
 
-    def __init__(self, settings: Settings, busy: Callable[[int, int], bool]) -> None:
+    def __init__(self, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
-        self.rate_limiter = RateLimiter(settings.user_rate_limit_per_minute)
-        self._busy = busy
+        self.rate_limiter = RateLimiter(settings.user_rate_limit_per_minute, clock=clock)
+        self._clock = clock
+        # (member, kind of refusal) -> until when a new refusal of that kind gets no sentence.
+        self._told: dict[tuple[int, str], float] = {}
+        self._sweep_told_at = SWEEP_AT_LEAST
 
     def check(self, message: discord.Message, me: discord.ClientUser | None) -> Verdict:
-        """Ignore what is not for us; refuse (with a sentence) what breaks a limit."""
+        """Ignore what is not for us; refuse (with a sentence, once a window) what breaks a
+        limit."""
         if me is None or not self.addressed(message, me):
             return Verdict(False)
         text = mention_text(message, me.id)
         refusal = self._refusal(message, text)
-        return Verdict(refusal is None, text, refusal)
+        if refusal is None:
+            return Verdict(True, text)
+        if self.already_told(message.author.id, refusal.kind):
+            return Verdict(False, text, reaction=refusal.reaction)
+        return Verdict(False, text, refusal=refusal.sentence)
 
     def addressed(self, message: discord.Message, me: discord.ClientUser) -> bool:
         """Mentions, replies to the bot, and DMs (when enabled); never bots or webhooks."""
@@ -108,25 +144,38 @@ class Gate:
         resolved = message.reference.resolved if message.reference else None
         return isinstance(resolved, discord.Message) and resolved.author.id == me.id
 
-    def _refusal(self, message: discord.Message, text: str) -> str | None:
+    def already_told(self, user_id: int, kind: str) -> bool:
+        """Whether the member got this refusal's sentence within the window (else: now)."""
+        now = self._clock()
+        if len(self._told) > self._sweep_told_at:
+            self._told = {key: until for key, until in self._told.items() if until > now}
+            # Amortised, as the rate limiter's: the next sweep waits until the map doubles.
+            self._sweep_told_at = max(SWEEP_AT_LEAST, 2 * len(self._told))
+        if self._told.get((user_id, kind), float("-inf")) > now:
+            return True
+        self._told[(user_id, kind)] = now + self.rate_limiter.window
+        return False
+
+    def _refusal(self, message: discord.Message, text: str) -> Refusal | None:
         limit = self.settings.max_input_chars
-        if not text and not shares_anything(message):
-            return "はい、何でしょう？ / Yes? Mention me with a question or request."
+        if says_nothing(text) and not shares_anything(message):
+            return Refusal(
+                "empty", "はい、何でしょう？ / Yes? Mention me with a question or request.", "❓"
+            )
         if len(text) > limit:
-            return (
+            return Refusal(
+                "too_long",
                 f"メッセージが長すぎます（{len(text)}文字）。{limit}文字以内に"
                 f"してください。/ That message is too long ({len(text)} characters); please keep "
-                f"it under {limit}."
-            )
-        if self._busy(message.author.id, message.channel.id):
-            return (
-                "前のお願いをまだ処理中です。終わるか「停止」を押してからもう一度どうぞ。/ "
-                "I'm still working on your previous request here; wait for it or press Stop."
+                f"it under {limit}.",
+                "📏",
             )
         wait = self.rate_limiter.retry_after(message.author.id)
         if wait > 0:
-            return (
+            return Refusal(
+                "rate",
                 f"ちょっと待ってください（あと{wait:.0f}秒）。/ You're sending requests quickly; "
-                f"try again in {wait:.0f} s."
+                f"try again in {wait:.0f} s.",
+                "⏳",
             )
         return None

@@ -8,15 +8,30 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.agent.runs import StopReason, StopSignal
+
+# How long a shutdown lets stopped runs finish their last edits before it cancels them.
+SHUTDOWN_GRACE_SECONDS = 5.0
+
 
 @dataclass
 class LiveRun:
-    """A run in progress, so Stop and the one-run-per-member rule can find it."""
+    """A run in progress, so Stop can find it and the member's next run can wait for it."""
 
     run_id: str
     user_id: int
     channel_id: int
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    stop: StopSignal = field(default_factory=StopSignal)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    # The member's previous run in this channel, still going when this one started.
+    after: LiveRun | None = None
+
+    async def turn(self) -> None:
+        """Wait until the member's previous run in this channel has ended: one conversation
+        is carried on by one run at a time, in the order the member wrote."""
+        if self.after is not None:
+            await self.after.ended.wait()
+            self.after = None
 
 
 class LiveRuns:
@@ -24,24 +39,36 @@ class LiveRuns:
 
     def __init__(self) -> None:
         self._runs: dict[str, LiveRun] = {}
+        # The newest run of each member in each channel: the one a new run queues behind.
+        self._newest: dict[tuple[int, int], LiveRun] = {}
+        self.closing = False
 
     def start(self, user_id: int, channel_id: int) -> LiveRun:
-        """Register a new run."""
-        run = LiveRun(secrets.token_hex(6), user_id, channel_id)
+        """Register a new run, queued behind the member's run in this channel if there is one."""
+        key = (user_id, channel_id)
+        run = LiveRun(secrets.token_hex(6), user_id, channel_id, after=self._newest.get(key))
         self._runs[run.run_id] = run
+        self._newest[key] = run
         return run
 
     def end(self, run: LiveRun) -> None:
-        """The run finished (any way)."""
+        """The run finished (any way); the member's next run may go."""
         self._runs.pop(run.run_id, None)
+        key = (run.user_id, run.channel_id)
+        if self._newest.get(key) is run:
+            del self._newest[key]
+        run.ended.set()
 
     def get(self, run_id: str) -> LiveRun | None:
         """The live run with this id."""
         return self._runs.get(run_id)
 
-    def busy(self, user_id: int, channel_id: int) -> bool:
-        """Whether the member already has a run in this channel."""
-        return any(r.user_id == user_id and r.channel_id == channel_id for r in self._runs.values())
+    def stop_all(self, reason: StopReason) -> None:
+        """Stop every live run (and take no new ones when the bot is shutting down)."""
+        if reason == "shutdown":
+            self.closing = True
+        for run in self._runs.values():
+            run.stop.request(reason)
 
 
 class BackgroundTasks:
@@ -61,9 +88,11 @@ class BackgroundTasks:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
-    async def close(self) -> None:
-        """Cancel what is still running; pending approvals stay pending in the database, so
-        their buttons still work after a restart."""
+    async def close(self, grace: float = 0.0) -> None:
+        """Give what is running `grace` seconds to finish, then cancel the rest; pending
+        approvals stay pending in the database, so their buttons still work after a restart."""
+        if self._tasks and grace > 0:
+            await asyncio.wait(list(self._tasks), timeout=grace)
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:

@@ -13,6 +13,7 @@ from typing import Any
 import discord
 
 from bot.agent import events as ev
+from bot.agent.conversation.messages import RejectionReason
 from bot.discord_ui.answering.splitting import split_message
 from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import CardState, ToolCard
@@ -27,13 +28,25 @@ EDIT_INTERVAL_SECONDS = 1.0
 # Leave room below 2,000 for the "…" cursor shown while streaming.
 STREAM_CHUNK_LIMIT = 1990
 
-_REJECTION_STATE = {
+_REJECTION_STATE: dict[RejectionReason, CardState] = {
     "rejected": CardState.REJECTED,
     "timed_out": CardState.EXPIRED,
     "interrupted": CardState.INTERRUPTED,
     "invalidated": CardState.INVALIDATED,
     "unknown_outcome": CardState.UNKNOWN_OUTCOME,
     "tool_changed": CardState.CHANGED,
+    "after_rejection": CardState.INVALIDATED,
+    "after_expiry": CardState.INVALIDATED,
+    "after_stop": CardState.INVALIDATED,
+    "after_shutdown": CardState.INVALIDATED,
+}
+
+# Why a call that never ran was cancelled, on its card.
+_NOT_RUN_BECAUSE: dict[RejectionReason, str] = {
+    "after_rejection": "前の呼び出しが却下されたため / an earlier call of this answer was rejected",
+    "after_expiry": "前の呼び出しの承認が期限切れになったため / an earlier call's approval expired",
+    "after_stop": "その前に停止されたため / the answer was stopped before it",
+    "after_shutdown": "その前に再起動したため / the bot restarted before it",
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
@@ -44,6 +57,8 @@ _CLOSING_LINES: dict[str, str] = {
     "interrupted": "-# ⏹️ 停止しました / stopped",
     "changed": "-# 🔄 承認の後にツールの提供元か内容が変わったので、実行しませんでした。/ The tool "
     "changed after it was approved (another provider or definition), so I did not run it.",
+    "shutdown": "-# ⏹️ 再起動のため、ここで止めました。少ししてからもう一度どうぞ。/ "
+    "I'm restarting, so I stopped here: mention me again in a minute.",
 }
 
 FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
@@ -168,7 +183,7 @@ class RunRenderer:
                     self._key(event.call_id),
                     event.name,
                     _REJECTION_STATE[event.reason],
-                    detail=event.detail,
+                    detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
                     **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
@@ -178,8 +193,12 @@ class RunRenderer:
                 await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
             case ev.Done(reason=reason):
                 await self._end_segment()
-                if reason == "interrupted":
+                if reason in ("interrupted", "shutdown"):
                     await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
+                elif reason == "cut":
+                    await self._finish_cards(
+                        CardState.FAILED, "The answer was cut off before this call was complete."
+                    )
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
                     await self._send(closing)

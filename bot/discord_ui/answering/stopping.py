@@ -33,5 +33,5 @@ class StopControl:
                 ephemeral=True,
             )
             return
-        run.stop.set()
+        run.stop.request("member")
         await interaction.response.send_message("⏹️ 停止します / Stopping.", ephemeral=True)

@@ -7,7 +7,7 @@ the conversation, by resuming it from the stored history: no run waits in memory
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
@@ -33,6 +33,11 @@ _STATUS_CARD = {
     Status.INVALIDATED: CardState.INVALIDATED,
 }
 
+FORGOTTEN = (
+    "会話の記憶が削除されたので実行しません / the conversation was forgotten (/otomo forget), "
+    "so this will not run"
+)
+
 _RECOVERED_CARD: dict[Outcome, CardState] = {
     "done": CardState.DONE,
     "failed": CardState.FAILED,
@@ -42,6 +47,10 @@ _RECOVERED_CARD: dict[Outcome, CardState] = {
     "invalidated": CardState.INVALIDATED,
     "unknown_outcome": CardState.UNKNOWN_OUTCOME,
     "tool_changed": CardState.CHANGED,
+    "after_rejection": CardState.INVALIDATED,
+    "after_expiry": CardState.INVALIDATED,
+    "after_stop": CardState.INVALIDATED,
+    "after_shutdown": CardState.INVALIDATED,
 }
 
 _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}
@@ -109,6 +118,23 @@ class ApprovalDesk:
         for request in found:
             staff.tasks.spawn(self.resume(request), f"resume approval {request.id}")
         return len(found)
+
+    async def forgotten(self, requests: Sequence[ApprovalRequest]) -> None:
+        """Cards of approvals a member's /otomo forget cancelled: final at once, without the
+        arguments, saying why (their conversation is gone, so nothing will run)."""
+        for request in requests:
+            await self.staff.cards.move(
+                CardKey(request.conversation_key, request.tool_call_id),
+                CardState.INVALIDATED,
+                base=card_from_request(request, self._source_of(request.tool_name)),
+                fallback=(
+                    (request.channel_id, request.card_message_id)
+                    if request.card_message_id
+                    else None
+                ),
+                arguments=None,
+                detail=FORGOTTEN,
+            )
 
     async def recover(self, *, everyone: bool) -> int:
         """End the calls a stopped process left open, on their cards too: at start those of
@@ -190,6 +216,7 @@ class ApprovalDesk:
         staff = self.staff
         run = staff.runs.start(request.requester_id, request.channel_id)
         try:
+            await run.turn()
             timezone = await staff.preferences.timezone(request.requester_id)
             renderer = staff.renderer(
                 self._channel(request.channel_id),

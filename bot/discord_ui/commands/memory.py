@@ -168,6 +168,7 @@ class MemoryCommands(commands.Cog):
 
         async def forget_history(_: discord.Interaction[Any]) -> str:
             report = await self.memory.forget(user_id, channel_id)
+            await self.bot.approval_clicks.forgotten(report.cancelled)
             return (
                 f"🧹 削除しました: メッセージ {report.messages} 件（会話 {report.conversations} "
                 f"件）。/ Deleted {report.messages} messages from {report.conversations} "

@@ -123,6 +123,26 @@ class Hold:
         self.released.set()
 
 
+@dataclass
+class Pause:
+    """Requests that ``matches`` picks wait, neither carried out nor answered, until
+    ``release()``: a slow moment of Discord's (or a rate limit's wait) at a chosen point."""
+
+    matches: Callable[[RecordedRequest], bool]
+    reached: asyncio.Event = field(default_factory=asyncio.Event)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    caught: list[RecordedRequest] = field(default_factory=list)
+
+    async def wait_reached(self, timeout: float = 30.0) -> RecordedRequest:  # noqa: ASYNC109
+        """Wait until a matching request is being held; return the first one."""
+        await asyncio.wait_for(self.reached.wait(), timeout)
+        return self.caught[0]
+
+    def release(self) -> None:
+        """Let every held request (and any later match) through."""
+        self.released.set()
+
+
 class RestServer(FakeDiscordState):
     """Records, checks and routes REST requests to the handler methods named in ``_routes``."""
 
@@ -172,6 +192,12 @@ class RestServer(FakeDiscordState):
         hold = Hold(channel_id)
         self.holds.append(hold)
         return hold
+
+    def pause_requests(self, matches: Callable[[RecordedRequest], bool]) -> Pause:
+        """Hold the requests ``matches`` picks until released: see :class:`Pause`."""
+        pause = Pause(matches)
+        self.pauses.append(pause)
+        return pause
 
     def clear_faults(self) -> None:
         """Remove every injected fault."""
@@ -233,6 +259,12 @@ class RestServer(FakeDiscordState):
             at=time.monotonic(),
         )
         self.requests.append(record)
+        for pause in self.pauses:
+            if not pause.released.is_set() and pause.matches(record):
+                pause.caught.append(record)
+                pause.reached.set()
+                self._notify()
+                await pause.released.wait()
         reply = await self._answer(request, record, path, body, files, is_api=match is not None)
         record.status = reply.status
         record.response = reply.data

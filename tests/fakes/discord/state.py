@@ -32,7 +32,7 @@ from tests.fakes.local_server import LocalServer
 
 if TYPE_CHECKING:
     from tests.fakes.discord.gateway import GatewayConnection, GatewayGate, GatewaySession
-    from tests.fakes.discord.rest import Fault, Hold
+    from tests.fakes.discord.rest import Fault, Hold, Pause
 
 _T = TypeVar("_T")
 
@@ -84,6 +84,7 @@ class FakeDiscordState(LocalServer):
         self.typing: list[tuple[int, float]] = []  # (channel_id, time.monotonic())
         self.faults: list[Fault] = []
         self.holds: list[Hold] = []
+        self.pauses: list[Pause] = []
         self.gateway_gate: GatewayGate | None = None  # see hold_gateway()
         self._forced_shard: int | None = None  # see events_to_shard()
         self.ready_at: list[float] = []  # time.monotonic() of every READY sent, in order

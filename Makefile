@@ -28,15 +28,19 @@ doctor: $(RUN_STAMP)
 console: $(RUN_STAMP)
 	$(BIN)/python -m bot console
 
+# The suite runs on one worker per core (pytest-xdist); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
 test: $(STAMP)
 	$(BIN)/ruff check bot tests bench migrations examples
 	$(BIN)/ruff format --check bot tests bench migrations examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
 
 # The fast half: everything but the end-to-end tests (which start the bot against the fakes).
 unit: $(STAMP)
-	$(BIN)/python -m pytest -m "not e2e" $(PYTEST_ARGS)
+	$(PYTEST) -m "not e2e" $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check bot tests bench migrations examples

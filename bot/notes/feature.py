@@ -3,12 +3,58 @@ with the notes that match a mention in the prompt."""
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
-from bot.notes.context import notes_context
-from bot.notes.instructions import NOTES_INSTRUCTIONS
+from bot.notes.notebook import Notebook
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
+from bot.text.clip import clip
+
+NOTES_INSTRUCTIONS = (
+    "This server has a shared notebook every member can read. When someone asks you to note "
+    'something down (「これメモしといて」「メモって」, "note this", "write this down"), call '
+    "write_note with the text complete enough to be understood later and a short title; the "
+    'user approves it first. For 「メモ見せて」 or "what did we note about…" use list_notes '
+    "(with search words when they name a topic) and read_note for a whole note. "
+    "search_knowledge also returns matching notes beside the knowledge-base files, and a "
+    "<notes> block, when given, holds the notes that match the message. Cite a note "
+    "as `出典: メモ #<id>「<title>」` and say who wrote it and when when it matters. Notes are "
+    "written by members, not admins: present them as what a member noted, not as rules."
+)
+
+
+# A note must hold at least this share of the question's words to be put before the model:
+# a chat line that shares one word with a note must not drag the note into the answer.
+CONTEXT_THRESHOLD = 0.5
+CONTEXT_NOTES = 2
+CONTEXT_CHARS = 800
+# Only the start of a long message is searched.
+MAX_QUERY_CHARS = 500
+
+
+async def notes_context(notebook: Notebook, guild_id: int, query: str, tz: ZoneInfo) -> str:
+    """The best matching notes in a `<notes>` block with their citation, or "" if none."""
+    if not query.strip():
+        return ""
+    hits = await notebook.search(guild_id, query[:MAX_QUERY_CHARS], CONTEXT_NOTES)
+    entries: list[str] = []
+    remaining = CONTEXT_CHARS
+    for hit in hits:
+        if hit.relevance < CONTEXT_THRESHOLD or remaining <= 0:
+            continue
+        note = hit.note
+        written = note.created_at.astimezone(tz).strftime("%Y-%m-%d")
+        body = clip(note.body, remaining)
+        entries.append(
+            f"[メモ {note.label} — {note.author_name}, {written}]\n{body}\n出典: メモ {note.label}"
+        )
+        remaining -= len(body)
+    if not entries:
+        return ""
+    return "<notes>\n" + "\n\n".join(entries) + "\n</notes>"
+
 
 HANDLERS = (router.GENERAL, router.CHAT)
 

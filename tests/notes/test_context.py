@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.notes import NoteAuthor, Notebook
-from bot.notes.context import notes_context
+from bot.notes.feature import notes_context
 from tests.notes.conftest import CHANNEL, GUILD, OTHER_GUILD, TOKYO
 
 taro = NoteAuthor(2, "taro")

@@ -18,7 +18,7 @@ from bot.agent.attachments.reading import Reading, attach, topic_text
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
-from bot.agent.conversation.shared import Shared
+from bot.agent.conversation.parts import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race

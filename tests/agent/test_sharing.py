@@ -13,7 +13,7 @@ from bot.agent.attachments import reading
 from bot.agent.attachments.images import FittedImage
 from bot.agent.attachments.reading import AttachmentLimits
 from bot.agent.conversation import messages as m
-from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
+from bot.agent.conversation.parts import Shared, SharedFile, SharedMessage
 from bot.agent.llm.client import LLMClient
 from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.discord_ui.answering import typing as typing_indicator
+from bot.discord_ui.answering import live as typing_indicator
 from bot.runtime.clock import ManualClock
 from tests.e2e.harness import approval_card, custom_ids, running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord

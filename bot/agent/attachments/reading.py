@@ -12,8 +12,7 @@ from pathlib import PurePosixPath
 from bot.agent.attachments.file_types import IMAGE_EXTENSIONS, IMAGE_TYPES, classify, decode_text
 from bot.agent.attachments.images import TooManyPixels, fit_image
 from bot.agent.conversation.messages import Message, UserMessage
-from bot.agent.conversation.parts import FilePart, QuotePart
-from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
+from bot.agent.conversation.parts import FilePart, QuotePart, Shared, SharedFile, SharedMessage
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)

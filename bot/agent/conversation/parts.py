@@ -1,15 +1,53 @@
-"""What a user message carries besides its text: files and the messages it refers to.
+"""What a user message carries besides its text, and what a mention shares as plain data: files
+and the messages it refers to.
 
 Stored with the message; images are kept as a placeholder only, their bytes live in the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+
+@dataclass(frozen=True)
+class SharedFile:
+    """An attachment, not downloaded yet: `read` fetches its bytes when they are needed."""
+
+    key: str
+    name: str
+    content_type: str | None
+    size: int
+    read: Callable[[], Awaitable[bytes]]
+
+
+@dataclass(frozen=True)
+class SharedMessage:
+    """Another message the mention refers to (replied to, or the thread's first message)."""
+
+    relation: QuoteRelation
+    message_id: int | None
+    author_name: str | None = None
+    text: str = ""
+    files: tuple[SharedFile, ...] = ()
+    missing: MissingReason | None = None
+
+
+@dataclass(frozen=True)
+class Shared:
+    """Everything a mention brings besides its own text."""
+
+    files: tuple[SharedFile, ...] = ()
+    quotes: tuple[SharedMessage, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing attached and nothing referred to."""
+        return not self.files and not self.quotes
+
 
 FileKind = Literal["text", "image", "skipped"]
 QuoteRelation = Literal["reply", "thread_starter"]

@@ -13,9 +13,8 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.answering.gate import Gate
 from bot.discord_ui.answering.intake import read_shared
-from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns, typing_during
 from bot.discord_ui.answering.renderer import RunRenderer
-from bot.discord_ui.answering.typing import typing_during
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
 from bot.discord_ui.members import actor_of

@@ -7,8 +7,13 @@ from typing import Any
 
 import discord
 
-from bot.agent.conversation.parts import MissingReason, QuoteRelation
-from bot.agent.conversation.shared import Shared, SharedFile, SharedMessage
+from bot.agent.conversation.parts import (
+    MissingReason,
+    QuoteRelation,
+    Shared,
+    SharedFile,
+    SharedMessage,
+)
 
 log = logging.getLogger(__name__)
 

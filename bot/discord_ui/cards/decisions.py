@@ -15,7 +15,7 @@ import discord
 from bot.agent.approvals.service import Decision, Status, decode_arguments
 from bot.agent.recovery import Outcome
 from bot.discord_ui.answering.conversation import Staff
-from bot.discord_ui.answering.typing import TypingIndicator
+from bot.discord_ui.answering.live import TypingIndicator
 from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.cards.embed import CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey

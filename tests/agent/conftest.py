@@ -27,6 +27,8 @@ class Notebook:
 
     notes: list[str] = field(default_factory=list)
     release: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set by long_job once it has reported its progress, so a test stops it at a known point.
+    reported: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 def make_tools(book: Notebook) -> list[Tool]:
@@ -66,6 +68,7 @@ def make_tools(book: Notebook) -> list[Tool]:
         """Reports progress, then waits to be released."""
         for step in range(steps):
             ctx.report_partial({"step": step + 1})
+        book.reported.set()
         await book.release.wait()
         return "finished"
 

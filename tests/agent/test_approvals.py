@@ -229,10 +229,15 @@ async def test_a_decision_on_a_cancelled_card_changes_and_runs_nothing(rig: Rig)
 async def test_stop_during_execution_keeps_partial_output(rig: Rig) -> None:
     rig.llm.queue(tool_call("long_job", {"steps": 2}, id="call_long"))
     stop = asyncio.Event()
+    stopping: list[asyncio.Task[None]] = []
+
+    async def stop_once_reported() -> None:
+        await rig.book.reported.wait()
+        stop.set()
 
     async def on_event(event: ev.AgentEvent) -> None:
         if isinstance(event, ev.ToolExecuting):
-            asyncio.get_running_loop().call_later(0.05, stop.set)
+            stopping.append(asyncio.create_task(stop_once_reported()))
 
     events = await collect(rig.agent.run(rig.request(), "長い仕事", stop), on_event)
 

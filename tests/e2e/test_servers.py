@@ -31,6 +31,7 @@ from tests.fakes.discord_server import (
     Json,
 )
 from tests.fakes.llm_server import ChatRequest, ScriptedLLM, text, tool_call
+from tests.fakes.tavily import API_KEY, FakeResult, FakeTavily
 
 pytestmark = pytest.mark.e2e
 
@@ -196,6 +197,51 @@ async def test_a_server_admin_deletes_only_their_servers_files_never_the_shared_
     assert "を削除しました" in done["content"] and "mochi.md" in done["content"]
     assert not (root / "servers" / str(SECOND_GUILD_ID) / "mochi.md").exists()
     assert "餅つき" not in mochi_there
+
+
+QUERY = "Discord サーバーブースト 特典"
+RESULTS = [
+    FakeResult(
+        "サーバーブーストの特典まとめ",
+        "https://blog.example.jp/boost",
+        "ブーストするとサーバーの絵文字枠が増え、配信画質も上がります。",
+    )
+]
+
+
+async def test_a_web_search_is_archived_for_the_server_that_asked_only(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(tool_call("web_search", {"query": QUERY}), text("絵文字枠が増えます。"))
+    async with FakeTavily() as tavily:
+        tavily.answer_for(QUERY, RESULTS, answer="ブーストで絵文字枠が増えます。")
+        async with _otomo(
+            tmp_path, two_servers, llm, TAVILY_API_KEY=API_KEY, TAVILY_API_BASE=tavily.url
+        ) as otomo:
+            await otomo.mention("ブーストの特典を調べて", **SECOND)
+            await two_servers.wait_until(
+                lambda: approval_card(two_servers, SECOND_GENERAL_CHANNEL_ID), timeout=10
+            )
+            card = approval_card(two_servers, SECOND_GENERAL_CHANNEL_ID)
+            assert card is not None
+            approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
+            await two_servers.click_button(int(card["id"]), approve, SORA_ID)
+            await two_servers.wait_for_message(
+                SECOND_GENERAL_CHANNEL_ID, lambda m: "絵文字枠が増えます" in m["content"]
+            )
+            await otomo.idle()
+            llm.rule = lambda request: text("はい")
+            there = await _asked_prompt(otomo, "ブーストすると絵文字は増える？", **SECOND)
+            here = await _asked_prompt(otomo, "ブーストすると絵文字は増える？", **FIRST)
+            dm = await _dm_prompt(otomo, "ブーストすると絵文字は増える？", HANA_ID)
+
+    saved = list((tmp_path / "knowledge_base" / "servers" / str(SECOND_GUILD_ID)).rglob("*.md"))
+    assert [p.parent.name for p in saved] == ["web_search"]
+    assert "(saved web search)" in there and "絵文字枠が増え" in there
+    archive = f"servers/{SECOND_GUILD_ID}/web_search/"
+    assert archive in there
+    assert archive not in here and "絵文字枠" not in here
+    assert archive not in dm and "絵文字枠" not in dm
 
 
 # -- grants, topics and notes ----------------------------------------------------------------

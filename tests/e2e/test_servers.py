@@ -174,6 +174,13 @@ async def test_a_server_admin_deletes_only_their_servers_files_never_the_shared_
         refused = await _slash(
             two_servers, "kb delete", {"path": "faq.md"}, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID
         )
+        not_owner = await _slash(
+            two_servers,
+            "kb new",
+            {"path": "guide.md", "shared": True},
+            SECOND_OWNER_ID,
+            SECOND_GENERAL_CHANNEL_ID,
+        )
         await _kb_new(two_servers, "mochi.md", MOCHI, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
         record = await two_servers.invoke_slash(
             "kb delete",
@@ -192,6 +199,7 @@ async def test_a_server_admin_deletes_only_their_servers_files_never_the_shared_
         mochi_there = await _asked_prompt(otomo, "餅つき大会はいつ？", **SECOND)
 
     assert "shared file" in refused["content"] and refused["flags"] & EPHEMERAL
+    assert "Only the bot's owners" in not_owner["content"] and not (root / "guide.md").exists()
     assert (root / "faq.md").read_text("utf-8") == FAQ
     assert "招待リンクから参加できます" in faq_here
     assert "を削除しました" in done["content"] and "mochi.md" in done["content"]

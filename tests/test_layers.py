@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.discord_ui",),
     ("bot.reminders", "bot.weather", "bot.chat", "bot.knowledge", "bot.notes", "bot.extools"),
     ("bot.handlers",),
+    ("bot.servers",),
     ("bot.agent",),
     ("bot.members",),
     ("bot.search",),

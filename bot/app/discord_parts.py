@@ -48,7 +48,7 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
         if message.guild is not None and not message.author.bot and message.content:
-            deps.word_pool.feed(message.content, message.channel.id)
+            deps.word_pool.feed(message.content, message.channel.id, message.guild.id)
 
     app.add_message_hook(observe)
     channel = app.settings.tips_channel_id
@@ -59,7 +59,8 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
         async def post(tip: Tip) -> None:
             await poster.post_tip(channel, tip)
 
-        schedule_tips(scheduler, deps.tips, post, app.settings)
+        # The tip's topics and history are those of the channel's server.
+        schedule_tips(scheduler, deps.tips, post, app.settings, lambda: poster.guild_of(channel))
 
     app.add_scheduled_post(TIPS_JOB_ID, schedule)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -31,5 +32,18 @@ def actor_of(
 
 
 def actor_of_interaction(interaction: discord.Interaction[Any]) -> Actor:
-    """The actor of a slash command or button click."""
-    return actor_of(interaction.user, interaction.permissions)
+    """The actor of a slash command or button click (with whether they own the application)."""
+    actor = actor_of(interaction.user, interaction.permissions)
+    if is_application_owner(interaction.client, interaction.user.id):
+        return replace(actor, application_owner=True)
+    return actor
+
+
+def is_application_owner(client: discord.Client, user_id: int) -> bool:
+    """Whether the user owns the Discord application, or is on the team that does."""
+    application = client.application  # read by discord.py at login
+    if application is None:
+        return False
+    if application.team is not None:
+        return any(member.id == user_id for member in application.team.members)
+    return application.owner.id == user_id

@@ -42,8 +42,7 @@ from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.semantic import embedding_text, nearest
 from bot.runtime.clock import ManualClock
 from bot.search.bm25 import BM25Index
-from bot.storage.base import Base
-from bot.storage.engine import create_database
+from bot.storage.engine import Base, create_database
 from bot.text.analysis import normalize
 from tests.fakes.embedding_server import ScriptedEmbeddings
 from tests.knowledge.question_set import (

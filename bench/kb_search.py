@@ -24,8 +24,7 @@ import bot.storage.knowledge  # noqa: F401 - registers the kb tables
 from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
-from bot.storage.base import Base
-from bot.storage.engine import create_database
+from bot.storage.engine import Base, create_database
 
 TARGET_QUERY_P50_MS = 5.0
 TARGET_REINDEX_MS = 200.0

@@ -36,7 +36,7 @@ from bot.knowledge.semantic import CANDIDATES, Fused, SemanticSearch, embedding_
 from bot.knowledge.vocabulary_file import VocabularyFile
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
-from bot.search.query import QueryPlan, plan_query
+from bot.search.bm25 import QueryPlan, plan_query
 from bot.search.snippets import make_snippet
 from bot.servers import ServerScope
 from bot.settings import Settings

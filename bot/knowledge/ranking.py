@@ -7,8 +7,7 @@ from collections.abc import Collection, Mapping
 from operator import itemgetter
 
 from bot.knowledge.analysis import AnalysedSection, DocumentAnalysis
-from bot.search.bm25 import BM25Index, Scored
-from bot.search.query import QueryPlan
+from bot.search.bm25 import BM25Index, QueryPlan, Scored
 
 # Terms in more sections than this are scored for the rarer terms' candidates first (see search).
 COMMON_POSTINGS = 300

@@ -6,8 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.search.bm25 import BM25Index
-from bot.search.query import plan_query
+from bot.search.bm25 import BM25Index, plan_query
 from bot.search.snippets import make_snippet
 from bot.search.synonyms import builtin_vocabulary
 from bot.search.terms import FIELD_WEIGHT, search_terms

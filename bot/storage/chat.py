@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Float, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 WORD_MAX_CHARS = 64
 # The server of word-pool rows from before servers had their own (seen by every server).

@@ -8,7 +8,7 @@ from sqlalchemy import BigInteger, Integer, String
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 # "global", or the id of the one server commands were synced to.
 GLOBAL_SCOPE = "global"

@@ -1,4 +1,5 @@
-"""Engine and session factory, with the SQLite pragmas a bot process needs."""
+"""Declarative base (a naming convention, a UTC datetime column type), and the engine and session
+factory with the SQLite pragmas a bot process needs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import DateTime, Dialect, MetaData, event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -18,9 +19,49 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import StaticPool
+from sqlalchemy.types import TypeDecorator
 
 from bot.storage.outage import DatabaseHealth
+
+# Stable constraint names keep Alembic batch migrations on SQLite deterministic.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Base class of every model."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Stores instants as naive UTC on every backend and returns them timezone-aware."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Refuse naive datetimes: a local time without a zone cannot be stored safely."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("UTCDateTime needs an aware datetime")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """Attach UTC to what the database returns."""
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
 
 # A second process (or the scheduler) may hold the write lock briefly; wait instead of failing.
 SQLITE_BUSY_TIMEOUT_MS = 5000

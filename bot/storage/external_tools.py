@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Boolean, Float, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 
 class ExternalToolRow(Base):

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Integer, LargeBinary, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 
 class KnowledgeDocument(Base):

@@ -12,7 +12,7 @@ from bot.storage import (
     reminders,
     users,
 )
-from bot.storage.base import Base
+from bot.storage.engine import Base
 
 metadata = Base.metadata
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 NOTE_TITLE_CHARS = 100
 

@@ -8,7 +8,7 @@ from enum import StrEnum
 from sqlalchemy import BigInteger, CheckConstraint, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 
 class ReminderState(StrEnum):

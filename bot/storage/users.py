@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.base import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime
 
 
 class UserSettings(Base):

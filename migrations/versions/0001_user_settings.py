@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0001"
 down_revision: str | None = None
@@ -25,7 +25,7 @@ def upgrade() -> None:
         sa.Column("user_id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("timezone", sa.String(length=64), nullable=True),
         sa.Column("language", sa.String(length=8), nullable=True),
-        sa.Column("updated_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("updated_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("user_id", name=op.f("pk_user_settings")),
     )
 

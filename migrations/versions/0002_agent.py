@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = '0002'
 down_revision: str | None = '0001'
@@ -36,10 +36,10 @@ def upgrade() -> None:
     sa.Column('handler', sa.String(length=32), nullable=False),
     sa.Column('status', sa.String(length=16), nullable=False),
     sa.Column('reason', sa.Text(), nullable=True),
-    sa.Column('created_at', bot.storage.base.UTCDateTime(), nullable=False),
-    sa.Column('expires_at', bot.storage.base.UTCDateTime(), nullable=False),
+    sa.Column('created_at', bot.storage.engine.UTCDateTime(), nullable=False),
+    sa.Column('expires_at', bot.storage.engine.UTCDateTime(), nullable=False),
     sa.Column('decided_by', sa.BigInteger(), nullable=True),
-    sa.Column('decided_at', bot.storage.base.UTCDateTime(), nullable=True),
+    sa.Column('decided_at', bot.storage.engine.UTCDateTime(), nullable=True),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_approval_requests'))
     )
     with op.batch_alter_table('approval_requests', schema=None) as batch_op:
@@ -52,7 +52,7 @@ def upgrade() -> None:
     sa.Column('kind', sa.String(length=20), nullable=False),
     sa.Column('payload', sa.Text(), nullable=False),
     sa.Column('exclude_from_context', sa.Boolean(), nullable=False),
-    sa.Column('created_at', bot.storage.base.UTCDateTime(), nullable=False),
+    sa.Column('created_at', bot.storage.engine.UTCDateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_conversation_messages'))
     )
     with op.batch_alter_table('conversation_messages', schema=None) as batch_op:
@@ -63,7 +63,7 @@ def upgrade() -> None:
     sa.Column('model', sa.String(length=200), nullable=False),
     sa.Column('purpose', sa.String(length=32), nullable=False),
     sa.Column('conversation_key', sa.String(length=100), nullable=True),
-    sa.Column('started_at', bot.storage.base.UTCDateTime(), nullable=False),
+    sa.Column('started_at', bot.storage.engine.UTCDateTime(), nullable=False),
     sa.Column('latency_ms', sa.Float(), nullable=False),
     sa.Column('tokens_in', sa.Integer(), nullable=True),
     sa.Column('tokens_out', sa.Integer(), nullable=True),
@@ -79,7 +79,7 @@ def upgrade() -> None:
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('user_id', sa.BigInteger(), nullable=False),
     sa.Column('tool_name', sa.String(length=64), nullable=False),
-    sa.Column('created_at', bot.storage.base.UTCDateTime(), nullable=False),
+    sa.Column('created_at', bot.storage.engine.UTCDateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_tool_grants')),
     sa.UniqueConstraint('user_id', 'tool_name', name=op.f('uq_tool_grants_user_id'))
     )

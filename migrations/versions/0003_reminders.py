@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0003"
 down_revision: str | None = "0002"
@@ -28,7 +28,7 @@ def upgrade() -> None:
         sa.Column("user_id", sa.BigInteger(), nullable=False),
         sa.Column("user_display_name", sa.String(length=100), nullable=False),
         sa.Column("content", sa.Text(), nullable=False),
-        sa.Column("due_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("due_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.Column("timezone", sa.String(length=64), nullable=False),
         sa.Column("repeat", sa.Text(), nullable=True),
         sa.Column("occurrence", sa.Integer(), nullable=False),
@@ -36,14 +36,14 @@ def upgrade() -> None:
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("retries", sa.Integer(), nullable=False),
         sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("next_attempt_at", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("lease_until", bot.storage.base.UTCDateTime(), nullable=True),
+        sa.Column("next_attempt_at", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("lease_until", bot.storage.engine.UTCDateTime(), nullable=True),
         sa.Column("claimed_by", sa.String(length=64), nullable=True),
         sa.Column("delivered_message_id", sa.BigInteger(), nullable=True),
         sa.Column("origin_message_id", sa.BigInteger(), nullable=True),
-        sa.Column("created_at", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("delivered_at", bot.storage.base.UTCDateTime(), nullable=True),
-        sa.Column("cancelled_at", bot.storage.base.UTCDateTime(), nullable=True),
+        sa.Column("created_at", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("delivered_at", bot.storage.engine.UTCDateTime(), nullable=True),
+        sa.Column("cancelled_at", bot.storage.engine.UTCDateTime(), nullable=True),
         sa.CheckConstraint(
             "state IN ('pending', 'delivered', 'cancelled', 'failed')",
             name=op.f("ck_reminders_state"),

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0004"
 down_revision: str | None = "0003"
@@ -24,7 +24,7 @@ def upgrade() -> None:
         "word_pool",
         sa.Column("word", sa.String(length=64), nullable=False),
         sa.Column("score", sa.Float(), nullable=False),
-        sa.Column("last_seen", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("last_seen", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("word", name=op.f("pk_word_pool")),
     )
     op.create_table(
@@ -33,7 +33,7 @@ def upgrade() -> None:
         sa.Column("topic", sa.String(length=64), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
         sa.Column("channel_id", sa.BigInteger(), nullable=True),
-        sa.Column("posted_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("posted_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_tips_history")),
     )
     op.create_index(

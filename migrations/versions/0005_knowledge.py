@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0005"
 down_revision: str | None = "0004"
@@ -26,7 +26,7 @@ def upgrade() -> None:
         sa.Column("content_hash", sa.String(length=64), nullable=False),
         sa.Column("analyzer_version", sa.Integer(), nullable=False),
         sa.Column("analysis", sa.JSON(), nullable=False),
-        sa.Column("indexed_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("indexed_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("path", name=op.f("pk_kb_documents")),
     )
     op.create_table(
@@ -38,7 +38,7 @@ def upgrade() -> None:
         sa.Column("user_name", sa.String(length=100), nullable=False),
         sa.Column("size_before", sa.Integer(), nullable=True),
         sa.Column("size_after", sa.Integer(), nullable=True),
-        sa.Column("changed_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("changed_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_kb_changes")),
     )
     op.create_index(op.f("ix_kb_changes_path"), "kb_changes", ["path"], unique=False)

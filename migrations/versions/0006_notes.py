@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0006"
 down_revision: str | None = "0005"
@@ -30,8 +30,8 @@ def upgrade() -> None:
         sa.Column("terms", sa.JSON(), nullable=False),
         sa.Column("author_id", sa.BigInteger(), nullable=False),
         sa.Column("author_name", sa.String(length=100), nullable=False),
-        sa.Column("created_at", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("updated_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("created_at", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("updated_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.Column("updated_by_name", sa.String(length=100), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_notes")),
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0007"
 down_revision: str | None = "0006"
@@ -33,8 +33,8 @@ def upgrade() -> None:
         sa.Column("available", sa.Boolean(), nullable=False),
         sa.Column("disabled", sa.Boolean(), nullable=False),
         sa.Column("last_error", sa.Text(), nullable=True),
-        sa.Column("registered_at", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("checked_at", bot.storage.base.UTCDateTime(), nullable=True),
+        sa.Column("registered_at", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("checked_at", bot.storage.engine.UTCDateTime(), nullable=True),
         sa.PrimaryKeyConstraint("name", name=op.f("pk_external_tools")),
     )
     op.create_index(

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0008"
 down_revision: str | None = "0007"
@@ -25,7 +25,7 @@ def upgrade() -> None:
         sa.Column("guild_id", sa.BigInteger(), autoincrement=False, nullable=False),
         sa.Column("model", sa.String(length=200), nullable=False),
         sa.Column("chosen_by", sa.BigInteger(), nullable=False),
-        sa.Column("chosen_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("chosen_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("guild_id", name=op.f("pk_guild_models")),
     )
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0009"
 down_revision: str | None = "0008"
@@ -28,7 +28,7 @@ def upgrade() -> None:
         sa.Column("tool_name", sa.String(length=64), nullable=False),
         sa.Column("channel_id", sa.BigInteger(), nullable=False),
         sa.Column("message_id", sa.BigInteger(), nullable=False),
-        sa.Column("created_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("created_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_tool_card_messages")),
         sa.UniqueConstraint(
             "conversation_key",

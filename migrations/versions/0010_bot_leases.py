@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0010"
 down_revision: str | None = "0009"
@@ -24,7 +24,7 @@ def upgrade() -> None:
         "bot_leases",
         sa.Column("name", sa.String(length=64), nullable=False),
         sa.Column("holder", sa.String(length=64), nullable=False),
-        sa.Column("expires_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("expires_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("name", name=op.f("pk_bot_leases")),
     )
 

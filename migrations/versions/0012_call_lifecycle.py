@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0012"
 down_revision: str | None = "0011"
@@ -22,10 +22,10 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("approval_requests") as batch:
         batch.add_column(sa.Column("run_request", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("resumed_at", bot.storage.base.UTCDateTime(), nullable=True))
+        batch.add_column(sa.Column("resumed_at", bot.storage.engine.UTCDateTime(), nullable=True))
     with op.batch_alter_table("tool_card_messages") as batch:
         batch.add_column(sa.Column("executor", sa.String(length=100), nullable=True))
-        batch.add_column(sa.Column("final_at", bot.storage.base.UTCDateTime(), nullable=True))
+        batch.add_column(sa.Column("final_at", bot.storage.engine.UTCDateTime(), nullable=True))
     op.create_index(
         "ix_tool_card_messages_final_at_created_at",
         "tool_card_messages",
@@ -39,9 +39,9 @@ def upgrade() -> None:
         sa.Column("tool_name", sa.String(length=64), nullable=False),
         sa.Column("channel_id", sa.BigInteger(), nullable=False),
         sa.Column("executor", sa.String(length=100), nullable=False),
-        sa.Column("started_at", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("lease_until", bot.storage.base.UTCDateTime(), nullable=False),
-        sa.Column("finished_at", bot.storage.base.UTCDateTime(), nullable=True),
+        sa.Column("started_at", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("lease_until", bot.storage.engine.UTCDateTime(), nullable=False),
+        sa.Column("finished_at", bot.storage.engine.UTCDateTime(), nullable=True),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_tool_runs")),
         sa.UniqueConstraint(
             "conversation_key", "call_id", name=op.f("uq_tool_runs_conversation_key")

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0013"
 down_revision: str | None = "0012"
@@ -26,7 +26,7 @@ def upgrade() -> None:
         sa.Column("scope", sa.String(length=32), nullable=False),
         sa.Column("tree_hash", sa.String(length=64), nullable=False),
         sa.Column("commands", sa.Integer(), nullable=False),
-        sa.Column("synced_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("synced_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("application_id", "scope", name=op.f("pk_command_syncs")),
     )
 

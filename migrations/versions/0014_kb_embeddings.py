@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0014"
 down_revision: str | None = "0013"
@@ -26,7 +26,7 @@ def upgrade() -> None:
         sa.Column("text_hash", sa.String(length=64), nullable=False),
         sa.Column("dimensions", sa.Integer(), nullable=False),
         sa.Column("vector", sa.LargeBinary(), nullable=False),
-        sa.Column("created_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("created_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("model", "text_hash", name=op.f("pk_kb_embeddings")),
     )
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = "0015"
 down_revision: str | None = "0014"
@@ -25,7 +25,7 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("source", sa.String(length=100), nullable=False),
         sa.Column("token_hash", sa.String(length=64), nullable=False),
-        sa.Column("created_at", bot.storage.base.UTCDateTime(), nullable=False),
+        sa.Column("created_at", bot.storage.engine.UTCDateTime(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_tool_credentials")),
         sa.UniqueConstraint("token_hash", name=op.f("uq_tool_credentials_token_hash")),
     )

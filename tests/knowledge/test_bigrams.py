@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
 from bot.search.bigrams import bigram_counts, term_bigrams
-from bot.search.query import parts_of
+from bot.search.bm25 import parts_of
 from tests.knowledge.conftest import write_files
 
 

@@ -11,7 +11,7 @@ from alembic.migration import MigrationContext
 from alembic.operations import Operations
 from sqlalchemy import MetaData, create_engine, inspect
 
-from bot.storage.base import NAMING_CONVENTION
+from bot.storage.engine import NAMING_CONVENTION
 from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 
 MIGRATION = Path(__file__).parents[2] / "migrations" / "versions" / "0005_knowledge.py"

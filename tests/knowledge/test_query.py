@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
-from bot.search.query import SYNONYM_WEIGHT, plan_query
+from bot.search.bm25 import SYNONYM_WEIGHT, plan_query
 from bot.search.synonyms import Vocabulary
 from bot.search.terms import search_terms
 from tests.knowledge.conftest import write_files

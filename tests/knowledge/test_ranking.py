@@ -9,7 +9,7 @@ import pytest
 from bot.knowledge import ranking
 from bot.knowledge.ranking import FusedIndex
 from bot.search.bigrams import bigram_counts
-from bot.search.query import QueryPlan
+from bot.search.bm25 import QueryPlan
 
 WORDS = ["さーばー", "ろーる", "年末年始", "通知", "配信", "絵文字", "参加", "ban", "event", "鯖"]
 

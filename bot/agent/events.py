@@ -50,6 +50,9 @@ class ApprovalRequired:
     expires_at: datetime
     # Where a tool from outside comes from (a plugin's source tag, `mcp:<server>`).
     source: str | None = None
+    # The names of every call of the answer asked together (this one first), when several
+    # are: this card lists them and offers to approve or reject them all.
+    batch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class ToolExecuting:
     approval_id: int | None = None
     # Who approved it, when a person did.
     decided_by: int | None = None
+    # A member changed the arguments before approving (arguments are the edit).
+    edited: bool = False
 
 
 @dataclass(frozen=True)

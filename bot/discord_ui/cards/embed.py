@@ -205,7 +205,8 @@ class ToolCard:
         return str(value)
 
     def _result_sentence(self) -> str | None:
-        if self.look is None:
+        if self.look is None or self.source is not None:
+            # A tool from outside: its answer as today, since the bot cannot word it.
             return summarize_result(self.result)
         if self.state == CardState.FAILED:
             # The error is written for the model; the member reads why in its reply.

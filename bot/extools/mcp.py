@@ -300,7 +300,9 @@ class MCPServers:
                     handlers=frozenset(config.handlers or self._handler_names),
                     check_arguments=check,
                     provider=provider,
-                    look=look_of(schema, listed.title),
+                    # An MCP SDK titles every input schema after its function
+                    # (`rollArguments`): only the tool's own title names it for members.
+                    look=look_of({**schema, "title": None}, listed.title),
                 )
             )
             self._keep_grants(exposed, provider)

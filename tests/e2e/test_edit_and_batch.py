@@ -209,3 +209,36 @@ async def test_an_edit_and_approve_all_survive_a_restart(
         ]
         told = llm.last_request.messages_with_role("tool")[-1]["content"]
         assert "arguments_changed_by_member" in told and "2026-12-03T18:00" in told
+
+
+async def test_calls_decided_one_by_one_wait_for_each_other_then_each_goes_its_way(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(_two_calls(), text("歯医者だけ登録しました"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        first, second = await _ask_two(otomo)
+
+        click = await fake.click_button(int(first["id"]), _button(first, "approve"), HANA_ID)
+        await click.wait_response()
+        await otomo.idle()
+        # Approved, but nothing runs while the other call of the answer waits.
+        assert await _reminders(otomo) == []
+        waiting = fake.message(int(first["id"]))
+        assert waiting is not None and "承認しました" in json.dumps(waiting, ensure_ascii=False)
+
+        click = await fake.click_button(int(second["id"]), _button(second, "reject"), HANA_ID)
+        modal = await click.wait_response()
+        field = modal["data"]["components"][0]["components"][0]["custom_id"]
+        submitted = await fake.submit_modal(
+            modal["data"]["custom_id"], {field: "美容院は自分で"}, HANA_ID, GENERAL_CHANNEL_ID
+        )
+        await submitted.wait_response()
+        await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda m: "歯医者だけ" in m["content"])
+        await otomo.idle()
+
+        assert await _reminders(otomo) == [("歯医者", "2026-12-01T09:00")]
+        results = llm.last_request.messages_with_role("tool")
+        assert '"created": true' in results[0]["content"]
+        assert "rejected" in results[1]["content"] and "美容院は自分で" in results[1]["content"]
+        assert "done" in card_state(fake.message(int(first["id"])) or {})
+        assert "rejected" in card_state(fake.message(int(second["id"])) or {})

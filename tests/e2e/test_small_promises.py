@@ -18,7 +18,6 @@ from tests.fakes.llm_server import ChatRequest, Reply, ScriptedLLM, text, tool_c
 pytestmark = pytest.mark.e2e
 
 DENTIST = {"when": "2026-12-01T09:00", "what": "歯医者"}
-HAIRCUT = {"when": "2026-12-02T10:00", "what": "美容院"}
 KEY = conversation_key(GENERAL_CHANNEL_ID, HANA_ID)
 
 

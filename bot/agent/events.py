@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
+from bot.agent.tools.presentation import Words
 
 DoneReason = Literal[
     "answered",
@@ -53,6 +54,8 @@ class ApprovalRequired:
     # The names of every call of the answer asked together (this one first), when several
     # are: this card lists them and offers to approve or reject them all.
     batch: tuple[str, ...] = ()
+    # What the call is about, as the tool describes it for members (label, value).
+    details: tuple[tuple[Words, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
+from bot.agent.tools.presentation import Words
 from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
 
@@ -305,9 +306,12 @@ class ToolCalls:
                 asked.append(await self._ask(state, other_tool, other_call, other_arguments, batch))
             names = tuple(item.name for _, item in asked) if others else ()
             # The row exists before the card: a decision made anywhere later finds it.
-            first_card = replace(asking_of(first[0], first[1]), batch=names)
-            cards = (first_card, *(asking_of(row, item) for row, item in asked[1:]))
-            return Gate("awaiting", first[0], cards)
+            cards = [
+                replace(asking_of(row, item), details=await self._details(state, item, row))
+                for row, item in asked
+            ]
+            cards[0] = replace(cards[0], batch=names)
+            return Gate("awaiting", first[0], tuple(cards))
         status = Status(existing.status)
         if status == Status.PENDING:
             # Still undecided: the click (or the expiry sweep) will resume the conversation.
@@ -353,6 +357,21 @@ class ToolCalls:
             )
         )
         return row, tool_item
+
+    async def _details(
+        self, state: RunState, tool_item: Tool, row: ApprovalRequest
+    ) -> tuple[tuple[Words, str], ...]:
+        """What the tool says the call is about, for its card (nothing if it cannot say)."""
+        if tool_item.look is None or tool_item.look.details is None:
+            return ()
+        try:
+            found = await tool_item.look.details(
+                decode_arguments(row), self._make_context(state.request)
+            )
+        except Exception:  # the card is shown without them rather than not at all
+            log.exception("Describing a call of %s failed", tool_item.name)
+            return ()
+        return tuple(found)
 
     async def _also_asking(
         self, state: RunState, handler: Handler, rest: list[m.ToolCall]

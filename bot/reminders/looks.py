@@ -64,6 +64,21 @@ def _listed(output: Any, language: Language) -> str | None:
     return f"You have {count} reminders." if count != 1 else "You have 1 reminder."
 
 
+async def _which(
+    arguments: dict[str, Any], ctx: ToolContext[ReminderDeps]
+) -> list[tuple[Words, str]]:
+    """The member's own reminder an id names, as they would recognise it (nothing for an id
+    that is not theirs: the check refuses such a call before any card)."""
+    try:
+        reminder_id = int(arguments["reminder_id"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    view = await ctx.deps.reminders.get(reminder_id, ctx.timezone)
+    if view is None or view.user_id != ctx.user_id:
+        return []
+    return [(Words("対象のリマインド", "Reminder"), f"{view.content} — {moment(view.due_at)}")]
+
+
 WHEN = Label(Words("いつ", "When"), kind="time")
 WHAT = Label(Words("内容", "What"))
 
@@ -84,12 +99,14 @@ LIST_LOOK = Look(
     doing=Words("リマインドの一覧を確認", "Checking your reminders"),
 )
 CANCEL_LOOK = Look(
+    details=_which,
     title=Words("リマインドを取り消す", "Cancel a reminder"),
     summary=_said(
         "{when} の「{what}」のリマインドを取り消しました。", "Cancelled “{what}” ({when})."
     ),
 )
 EDIT_LOOK = Look(
+    details=_which,
     title=Words("リマインドを変更", "Change a reminder"),
     labels={
         "when": Label(Words("新しい日時", "New time"), kind="time"),
@@ -100,6 +117,7 @@ EDIT_LOOK = Look(
     ),
 )
 SNOOZE_LOOK = Look(
+    details=_which,
     title=Words("リマインドをあとで", "Snooze a reminder"),
     labels={"until": Label(Words("次に知らせる日時", "Remind again at"), kind="time")},
     summary=_said(

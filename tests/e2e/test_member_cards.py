@@ -145,3 +145,32 @@ async def test_cancelling_another_members_reminder_makes_no_card(
         assert "belongs to another user" in llm.last_request.messages[-1]["content"]
         tz = otomo.settings.timezone
         assert [v.content for v in await otomo.app.core.deps.reminders.list_pending(TARO_ID, tz)]
+
+
+async def test_a_cancel_card_names_the_reminder_not_its_id(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        mine = await otomo.app.core.deps.reminders.create(
+            user_id=HANA_ID,
+            user_display_name="hana",
+            guild_id=None,
+            channel_id=GENERAL_CHANNEL_ID,
+            when="2026-12-01T09:00",
+            content="歯医者",
+            tz=otomo.settings.timezone,
+        )
+        llm.queue(tool_call("cancel_reminder", {"reminder_id": mine.id}), text("取り消しました"))
+        card = await _asked(otomo, "歯医者のリマインドを消して")
+        fields = {f["name"]: f["value"] for f in card["embeds"][0]["fields"]}
+
+        assert card["embeds"][0]["title"] == "🔧 リマインドを取り消す"
+        assert re.fullmatch(r"歯医者 — <t:\d+:F>", fields["対象のリマインド"])
+        _assert_for_people(card)
+
+        await _approve(otomo, card)
+        final = fake.message(int(card["id"]))
+        assert final is not None
+        done = {f["name"]: f["value"] for f in final["embeds"][0]["fields"]}
+        assert "歯医者" in done["結果"] and "取り消しました" in done["結果"]
+        _assert_for_people(final)

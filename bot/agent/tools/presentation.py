@@ -4,7 +4,7 @@ here is sent to the model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -40,6 +40,9 @@ class Label:
 
 # A sentence about a tool's output in a language (None: nothing worth saying).
 Summary = Callable[[Any, Language], str | None]
+# What a call is about, looked up when its card is first shown (the reminder an id names):
+# (label, value) lines. Given the arguments and the call's ToolContext.
+Details = Callable[[dict[str, Any], Any], Awaitable[list[tuple[Words, str]]]]
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class Look:
     summary: Summary | None = None
     # While running and when done, for a read-only call's compact status line.
     doing: Words | None = None
+    # Lines about what the call is about, for the approval card (see Details).
+    details: Details | None = None
 
 
 def moment(instant: datetime, style: str = "F") -> str:

@@ -157,6 +157,7 @@ class RunRenderer:
                     approval_id=event.approval_id,
                     source=event.source,
                     batch=[self.title_of(name) for name in event.batch],
+                    details=[(w.say(self.language), v) for w, v in event.details],
                 )
             case ev.ToolExecuting():
                 key = self._key(event.call_id)

@@ -115,6 +115,8 @@ class ToolCard:
     batch: list[str] = field(default_factory=list)
     # The arguments were changed by a member before the call ran.
     edited: bool = False
+    # What the call is about, looked up by its tool (label, value), shown before arguments.
+    details: list[tuple[str, str]] = field(default_factory=list)
 
     def render(self) -> discord.Embed:
         """The embed for the current state (within Discord's embed limits)."""
@@ -130,6 +132,8 @@ class ToolCard:
                 value=f"`{clip(self.source, 100)}` (外部ツール / external tool)",
                 inline=False,
             )
+        for label, value in self.details[:5]:
+            embed.add_field(name=clip(label, 256), value=clip(value, 1024), inline=False)
         if self.arguments:
             if self.look is None:
                 embed.add_field(

@@ -178,7 +178,10 @@ class ToolCard:
             return f"✅ {said or wording.DONE_LINE.say(self.language).format(doing=doing)}"
         if self.state in (CardState.PREPARING, CardState.RUNNING):
             return f"⚙️ {wording.RUNNING_LINE.say(self.language).format(doing=doing)}"
-        return f"{state_line.split(' / ')[0]} {doing}"
+        emoji = state_line.split(" ")[0]
+        if self.state == CardState.FAILED:
+            return f"{emoji} {wording.FAILED_LINE.say(self.language).format(doing=doing)}"
+        return f"{emoji} {doing}"
 
     def _labelled(self) -> list[tuple[str, str]]:
         """The labelled arguments as members read them; the rest is for the model."""

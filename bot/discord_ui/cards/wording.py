@@ -17,6 +17,7 @@ DIDNT_WORK = Words(
 )
 DONE_LINE = Words("{doing}しました", "{doing}: done")
 RUNNING_LINE = Words("{doing}中…", "{doing}…")
+FAILED_LINE = Words("{doing}できませんでした", "{doing}: that did not work")
 ALSO_WAITING = Words("この回答で承認を待っている操作", "Waiting for approval in this answer")
 EDITED = Words("（変更後）", " (edited)")
 

@@ -536,6 +536,8 @@ class ToolCalls:
         rows = await self.approvals.decided_unresumed(now - RESUMABLE_FOR, now - LEFT_BEHIND_AFTER)
         waiting: list[ApprovalRequest] = []
         for row in rows:
+            if await self.approvals.batch_waits(row):
+                continue  # asked with calls still undecided: their decision carries it on
             # A conversation that moved on answered the call already: nothing to run.
             if row.tool_call_id in {
                 call.id for call in await self.unanswered(row.conversation_key)

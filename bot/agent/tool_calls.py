@@ -194,6 +194,9 @@ class ToolCalls:
             )
             ctx = self._make_context(state.request)
             ctx.call_id, ctx.raw_arguments = call.id, call.arguments
+            if edited_from is not None:
+                # A tool in another process reads the arguments as sent: the edit is sent.
+                ctx.raw_arguments = json.dumps(arguments, ensure_ascii=False)
             # Recorded before the tool starts: a crash from here on leaves "started, outcome
             # unknown", never a false "nothing was run".
             await self.records.started(

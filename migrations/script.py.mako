@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 ${imports if imports else ""}
-import bot.storage.base
+import bot.storage.engine
 
 revision: str = ${repr(up_revision)}
 down_revision: str | None = ${repr(down_revision)}

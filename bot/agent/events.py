@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
+from bot.agent.tools.presentation import Words
 
 DoneReason = Literal[
     "answered",
@@ -50,6 +51,11 @@ class ApprovalRequired:
     expires_at: datetime
     # Where a tool from outside comes from (a plugin's source tag, `mcp:<server>`).
     source: str | None = None
+    # The names of every call of the answer asked together (this one first), when several
+    # are: this card lists them and offers to approve or reject them all.
+    batch: tuple[str, ...] = ()
+    # What the call is about, as the tool describes it for members (label, value).
+    details: tuple[tuple[Words, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,8 @@ class ToolExecuting:
     approval_id: int | None = None
     # Who approved it, when a person did.
     decided_by: int | None = None
+    # A member changed the arguments before approving (arguments are the edit).
+    edited: bool = False
 
 
 @dataclass(frozen=True)

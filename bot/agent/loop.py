@@ -117,8 +117,10 @@ class Agent:
         if row is None:
             yield ev.Failed("That request no longer exists.", "unknown_approval")
             return
-        if row.status == Status.PENDING or not await self.approvals.claim_resume(row):
-            return  # undecided, or another resume carries it on
+        if row.status == Status.PENDING or await self.approvals.batch_waits(row):
+            return  # undecided, or asked together with calls still undecided
+        if not await self.approvals.claim_resume(row):
+            return  # another resume carries it on
         waiting = await self.calls.unanswered(row.conversation_key)
         if row.tool_call_id not in {call.id for call in waiting}:
             return  # the conversation moved on and answered the call already

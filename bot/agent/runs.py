@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 from bot.agent.conversation.history import conversation_key
 from bot.agent.llm.client import Usage
 from bot.storage.agent import ApprovalRequest
+from bot.text.language import Language
 
 T = TypeVar("T")
 
@@ -56,6 +57,8 @@ class RunRequest:
     timezone: ZoneInfo
     origin_message_id: int | None = None
     is_admin: bool = False
+    # The language the member wrote in: what they read on cards ("ja" or "en").
+    language: Language = "ja"
 
     @classmethod
     def for_message(
@@ -69,6 +72,7 @@ class RunRequest:
         timezone: ZoneInfo,
         origin_message_id: int | None = None,
         is_admin: bool = False,
+        language: Language = "ja",
     ) -> RunRequest:
         """The request of a member's message (a mention or a console line), in the member's
         conversation in that channel."""
@@ -82,6 +86,7 @@ class RunRequest:
             timezone=timezone,
             origin_message_id=origin_message_id,
             is_admin=is_admin,
+            language=language,
         )
 
     def to_json(self) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, NewApproval, Status, decode_arguments
+from bot.agent.approvals.types import original_arguments
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
@@ -22,8 +25,11 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
+from bot.agent.tools.presentation import Words
 from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
+
+log = logging.getLogger(__name__)
 
 SettleEndKind = Literal[
     "continue", "rejected", "expired", "interrupted", "awaiting_approval", "elsewhere", "changed"
@@ -52,13 +58,28 @@ class SettleEnd:
 SettleStep = ev.AgentEvent | SettleEnd
 
 
+def asking_of(row: ApprovalRequest, tool_item: Tool) -> ev.ApprovalRequired:
+    """The card event of a stored pending request."""
+    return ev.ApprovalRequired(
+        row.tool_call_id,
+        row.tool_name,
+        decode_arguments(row),
+        row.id,
+        row.requester_id,
+        row.expires_at,
+        # Only a tool from outside is labelled with where it comes from.
+        source=tool_item.source if tool_item.provider is not None else None,
+    )
+
+
 @dataclass(frozen=True)
 class Gate:
     """What the approval gate found for one call, and the card to show when it asks."""
 
     verdict: ApprovedBy | Status | Literal["awaiting", "elsewhere", "changed"]
     row: ApprovalRequest | None = None
-    asking: ev.ApprovalRequired | None = None
+    # The cards to show: this call's, then those of later calls of the turn asked with it.
+    asking: tuple[ev.ApprovalRequired, ...] = ()
 
     @property
     def approval_id(self) -> int | None:
@@ -98,6 +119,7 @@ class ToolCalls:
         key = state.request.conversation_key
         if unanswered is None:
             unanswered = await self.unanswered(key)
+        ran = rejected_in_batch = False
         for position, call in enumerate(unanswered):
             rest = unanswered[position + 1 :]
             tool_item = self._offered(state, handler, call.name)
@@ -117,14 +139,17 @@ class ToolCalls:
                 yield ev.ToolResult(call.id, call.name, None, content.output, True)
                 continue
             arguments, problem = parse_arguments(tool_item, call.arguments)
-            if arguments is None:
+            if arguments is not None and problem is None:
+                problem = await self._checked(state, tool_item, call, arguments)
+            if arguments is None or problem is not None:
+                # Invalid: straight back to the model, no card and nobody asked.
                 content = ToolOutcome(problem, is_error=True)
                 await self._record_result(key, call, content)
                 yield ev.ToolResult(call.id, call.name, None, problem, True)
                 continue
-            gate = await self._gate(state, tool_item, call, arguments)
-            if gate.asking is not None:
-                yield gate.asking
+            gate = await self._gate(state, handler, tool_item, call, arguments, rest)
+            for asking in gate.asking:
+                yield asking
             if gate.verdict == "awaiting":
                 yield SettleEnd("awaiting_approval")
                 return
@@ -138,11 +163,26 @@ class ToolCalls:
                     yield event
                 yield SettleEnd("changed")
                 return
+            if (
+                gate.verdict == Status.REJECTED
+                and gate.row is not None
+                and gate.row.batch is not None
+            ):
+                # Asked together with others: each was decided on its own, so the others
+                # still run (or were rejected too); the model hears of each.
+                yield await self._rejected_in_batch(key, call, arguments, gate.row)
+                rejected_in_batch = True
+                continue
             if isinstance(gate.verdict, Status):
                 async for event in self._end_after_rejection(state, call, arguments, gate, rest):
                     yield event
                 yield SettleEnd(_END_OF_REFUSAL[gate.verdict])
                 return
+            edited_from = original_arguments(gate.row) if gate.row is not None else None
+            if edited_from is not None and gate.row is not None:
+                # A member changed the arguments before approving: the edit is what runs.
+                arguments = decode_arguments(gate.row)
+            ran = True
             yield ev.ToolExecuting(
                 call.id,
                 call.name,
@@ -150,9 +190,13 @@ class ToolCalls:
                 approved_by=gate.verdict,
                 approval_id=gate.approval_id,
                 decided_by=gate.row.decided_by if gate.row is not None else None,
+                edited=edited_from is not None,
             )
             ctx = self._make_context(state.request)
             ctx.call_id, ctx.raw_arguments = call.id, call.arguments
+            if edited_from is not None:
+                # A tool in another process reads the arguments as sent: the edit is sent.
+                ctx.raw_arguments = json.dumps(arguments, ensure_ascii=False)
             # Recorded before the tool starts: a crash from here on leaves "started, outcome
             # unknown", never a false "nothing was run".
             await self.records.started(
@@ -184,12 +228,48 @@ class ToolCalls:
                     yield event
                 yield SettleEnd("interrupted")
                 return
-            await self._record_result(key, call, result)
+            await self._record_result(key, call, result, edited_from, arguments)
             await self.records.finished(key, call.id, self._clock.now())
             yield ev.ToolResult(
                 call.id, call.name, arguments, result.output, result.is_error, gate.approval_id
             )
-        yield SettleEnd("continue")
+        # Every call asked together was rejected and nothing ran: the answer ends as a
+        # rejection does; otherwise the model goes on with what ran and what did not.
+        yield SettleEnd("rejected" if rejected_in_batch and not ran else "continue")
+
+    async def _checked(
+        self, state: RunState, tool_item: Tool, call: m.ToolCall, arguments: dict[str, Any]
+    ) -> str | None:
+        """The tool's own check of a new call (None: it may go on); a call a member already
+        decided on is not checked again here (the tool still refuses what cannot work)."""
+        if tool_item.check is None or call.id in state.decided:
+            return None
+        if tool_item.requires_approval and await self.approvals.find_by_call(
+            state.request.conversation_key, call.id
+        ):
+            return None
+        ctx = self._make_context(state.request)
+        try:
+            return await tool_item.check(arguments, ctx)
+        except Exception:  # a broken check must not block the call: the tool checks again
+            log.exception("The check of %s failed", tool_item.name)
+            return None
+
+    async def validate_edit(
+        self, row: ApprovalRequest, arguments: dict[str, Any]
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """A member's edit of a pending call, checked as the model's call was (schema, then
+        the tool's own checks): the arguments, or what is wrong with them."""
+        tool_item = self.registry.get(row.tool_name)
+        if tool_item is None or tool_item.provider != row.provider:
+            return None, "This tool is no longer available."
+        parsed, problem = parse_arguments(tool_item, json.dumps(arguments, ensure_ascii=False))
+        if parsed is None or problem is not None:
+            return None, problem
+        if tool_item.check is not None and row.run_request:
+            ctx = self._make_context(RunRequest.from_json(row.run_request))
+            problem = await tool_item.check(parsed, ctx)
+        return (None, problem) if problem is not None else (parsed, None)
 
     def _offered(self, state: RunState, handler: Handler, name: str) -> Tool | None:
         """The tool, if this handler offers it where the request comes from; scope is enforced
@@ -197,7 +277,13 @@ class ToolCalls:
         return self.registry.offers(name, handler.tools, state.request.guild_id, handler.name)
 
     async def _gate(
-        self, state: RunState, tool_item: Tool, call: m.ToolCall, arguments: dict[str, Any]
+        self,
+        state: RunState,
+        handler: Handler,
+        tool_item: Tool,
+        call: m.ToolCall,
+        arguments: dict[str, Any],
+        rest: list[m.ToolCall],
     ) -> Gate:
         """Decide from the stored row whether the call may run; never waits for a person."""
         request = state.request
@@ -213,33 +299,22 @@ class ToolCalls:
             )
             if not ask:
                 return Gate("grant" if why == "grant" else "policy")
-            existing = await self.approvals.create(
-                NewApproval(
-                    tool_call_id=call.id,
-                    tool_name=tool_item.name,
-                    arguments=arguments,
-                    requester_id=request.user_id,
-                    requester_name=request.user_name,
-                    guild_id=request.guild_id,
-                    channel_id=request.channel_id,
-                    origin_message_id=request.origin_message_id,
-                    conversation_key=request.conversation_key,
-                    handler=request.handler,
-                    run_request=request.to_json(),
-                    provider=tool_item.provider,
-                )
-            )
+            # Later calls of the turn that need a person too are asked at the same time, on
+            # cards that can be decided one by one or all at once.
+            others = await self._also_asking(state, handler, rest)
+            batch = call.id if others else None
+            first = await self._ask(state, tool_item, call, arguments, batch)
+            asked = [first]
+            for other_tool, other_call, other_arguments in others:
+                asked.append(await self._ask(state, other_tool, other_call, other_arguments, batch))
+            names = tuple(item.name for _, item in asked) if others else ()
             # The row exists before the card: a decision made anywhere later finds it.
-            asking = ev.ApprovalRequired(
-                call.id,
-                call.name,
-                decode_arguments(existing),
-                existing.id,
-                existing.requester_id,
-                existing.expires_at,
-                source=None if tool_item.source == "core" else tool_item.source,
-            )
-            return Gate("awaiting", existing, asking)
+            cards = [
+                replace(asking_of(row, item), details=await self._details(state, item, row))
+                for row, item in asked
+            ]
+            cards[0] = replace(cards[0], batch=names)
+            return Gate("awaiting", first[0], tuple(cards))
         status = Status(existing.status)
         if status == Status.PENDING:
             # Still undecided: the click (or the expiry sweep) will resume the conversation.
@@ -256,6 +331,77 @@ class ToolCalls:
         if status == Status.EXECUTED:
             return Gate("elsewhere", existing)
         return Gate(status, existing)
+
+    async def _ask(
+        self,
+        state: RunState,
+        tool_item: Tool,
+        call: m.ToolCall,
+        arguments: dict[str, Any],
+        batch: str | None,
+    ) -> tuple[ApprovalRequest, Tool]:
+        """Store the pending request of one call (before any card shows it)."""
+        request = state.request
+        row = await self.approvals.create(
+            NewApproval(
+                tool_call_id=call.id,
+                tool_name=tool_item.name,
+                arguments=arguments,
+                requester_id=request.user_id,
+                requester_name=request.user_name,
+                guild_id=request.guild_id,
+                channel_id=request.channel_id,
+                origin_message_id=request.origin_message_id,
+                conversation_key=request.conversation_key,
+                handler=request.handler,
+                run_request=request.to_json(),
+                provider=tool_item.provider,
+                batch=batch,
+            )
+        )
+        return row, tool_item
+
+    async def _details(
+        self, state: RunState, tool_item: Tool, row: ApprovalRequest
+    ) -> tuple[tuple[Words, str], ...]:
+        """What the tool says the call is about, for its card (nothing if it cannot say)."""
+        if tool_item.look is None or tool_item.look.details is None:
+            return ()
+        try:
+            found = await tool_item.look.details(
+                decode_arguments(row), self._make_context(state.request)
+            )
+        except Exception:  # the card is shown without them rather than not at all
+            log.exception("Describing a call of %s failed", tool_item.name)
+            return ()
+        return tuple(found)
+
+    async def _also_asking(
+        self, state: RunState, handler: Handler, rest: list[m.ToolCall]
+    ) -> list[tuple[Tool, m.ToolCall, dict[str, Any]]]:
+        """The later calls of the turn that are valid and will need a person's approval."""
+        found: list[tuple[Tool, m.ToolCall, dict[str, Any]]] = []
+        key = state.request.conversation_key
+        for call in rest:
+            tool_item = self._offered(state, handler, call.name)
+            if tool_item is None or not tool_item.requires_approval:
+                continue
+            arguments, problem = parse_arguments(tool_item, call.arguments)
+            if arguments is None or problem is not None:
+                continue
+            if await self._checked(state, tool_item, call, arguments) is not None:
+                continue  # refused without a card when the turn reaches it
+            if await self.approvals.find_by_call(key, call.id) is not None:
+                continue
+            ask, _ = await self.approvals.needs_asking(
+                state.request.user_id,
+                tool_item.name,
+                tool_item.provider,
+                guild_id=state.request.guild_id,
+            )
+            if ask:
+                found.append((tool_item, call, arguments))
+        return found
 
     async def _carry_on(self, row: ApprovalRequest, tool_item: Tool) -> Gate:
         """A decision this run claimed. An approval runs the tool only if the name is still
@@ -353,15 +499,41 @@ class ToolCalls:
                 answered.add(message.call_id)
         return [c for c in calls if c.id not in answered]
 
-    async def _record_result(self, key: str, call: m.ToolCall, result: ToolOutcome) -> None:
+    async def _record_result(
+        self,
+        key: str,
+        call: m.ToolCall,
+        result: ToolOutcome,
+        edited_from: dict[str, Any] | None = None,
+        arguments: dict[str, Any] | None = None,
+    ) -> None:
+        content = result.to_content()
+        if edited_from is not None:
+            # The model must know what actually ran: its call said something else.
+            told = json.loads(content)
+            told["arguments_changed_by_member"] = {"you_sent": edited_from, "ran_with": arguments}
+            content = json.dumps(told, ensure_ascii=False, default=str)
         await self.store.append(
             key,
             m.ToolResultMessage(
                 call_id=call.id,
                 name=call.name,
-                content=result.to_content(),
+                content=content,
                 is_error=result.is_error,
             ),
+        )
+
+    async def _rejected_in_batch(
+        self, key: str, call: m.ToolCall, arguments: dict[str, Any], row: ApprovalRequest
+    ) -> ev.ToolRejected:
+        await self.store.append(
+            key,
+            m.ToolRejectedMessage(
+                call_id=call.id, name=call.name, reason="rejected", detail=row.reason
+            ),
+        )
+        return ev.ToolRejected(
+            call.id, call.name, arguments, "rejected", row.reason, row.id, row.decided_by
         )
 
     async def left_behind(self, now: datetime) -> list[ApprovalRequest]:
@@ -370,6 +542,8 @@ class ToolCalls:
         rows = await self.approvals.decided_unresumed(now - RESUMABLE_FOR, now - LEFT_BEHIND_AFTER)
         waiting: list[ApprovalRequest] = []
         for row in rows:
+            if await self.approvals.batch_waits(row):
+                continue  # asked with calls still undecided: their decision carries it on
             # A conversation that moved on answered the call already: nothing to run.
             if row.tool_call_id in {
                 call.id for call in await self.unanswered(row.conversation_key)

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import Field
 
 from bot.agent.tools import Tool, ToolContext, tool
+from bot.agent.tools.presentation import Look, Words
 from bot.chat.tips import Tips
 from bot.chat.word_pool import Topic, WordPool
 
@@ -32,7 +33,13 @@ def _as_output(topics: list[Topic]) -> dict[str, Any]:
     }
 
 
-@tool(requires_approval=False)
+TOPICS_LOOK = Look(
+    title=Words("最近の話題", "Recent topics"),
+    doing=Words("最近の話題を確認", "Looking at recent topics"),
+)
+
+
+@tool(requires_approval=False, read_only=True, look=TOPICS_LOOK)
 async def recent_topics(
     ctx: ToolContext[ChatDeps],
     limit: Annotated[int, Field(ge=1, le=30, description="how many topics to return (1-30)")] = 10,

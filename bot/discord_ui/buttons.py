@@ -8,13 +8,27 @@ from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
 
+from bot.discord_ui.cards import wording
 from bot.discord_ui.failures import failures_told
 from bot.storage.outage import DatabaseHealth
+from bot.text.language import Language
 
 APPROVAL_ACTIONS = {
     "approve": ("承認 / Approve", discord.ButtonStyle.success),
     "reject": ("却下 / Reject", discord.ButtonStyle.danger),
     "always": ("常に許可 / Always allow", discord.ButtonStyle.secondary),
+    "edit": ("編集 / Edit", discord.ButtonStyle.primary),
+    "all": ("すべて承認 / Approve all", discord.ButtonStyle.success),
+    "none": ("すべて却下 / Reject all", discord.ButtonStyle.danger),
+}
+# The labels in one language, for a card shown to a member who wrote in it.
+_ACTION_WORDS = {
+    "approve": wording.APPROVE,
+    "reject": wording.REJECT,
+    "always": wording.ALWAYS,
+    "edit": wording.EDIT,
+    "all": wording.APPROVE_ALL,
+    "none": wording.REJECT_ALL,
 }
 
 
@@ -30,6 +44,11 @@ class ApprovalClicks(Protocol):
         self, interaction: discord.Interaction[Any], approval_id: int, reason: str
     ) -> None:
         """The reject form was submitted."""
+
+    async def on_edit_submitted(
+        self, interaction: discord.Interaction[Any], approval_id: int, values: dict[str, str]
+    ) -> None:
+        """The edit form was submitted: field id → text."""
 
 
 class StopClicks(Protocol):
@@ -76,8 +95,9 @@ class IdActionButton(
     PREFIX: ClassVar[str]
     ACTIONS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]]
 
-    def __init__(self, item_id: int, action: str) -> None:
-        label, style = self.ACTIONS[action]
+    def __init__(self, item_id: int, action: str, label: str | None = None) -> None:
+        default, style = self.ACTIONS[action]
+        label = label or default
         super().__init__(
             discord.ui.Button(
                 label=label, style=style, custom_id=f"{self.PREFIX}:{item_id}:{action}"
@@ -99,7 +119,8 @@ class IdActionButton(
 
 
 class ApprovalButton(
-    IdActionButton, template=r"apv:(?P<id>[0-9]{1,18}):(?P<action>approve|reject|always)"
+    IdActionButton,
+    template=r"apv:(?P<id>[0-9]{1,18}):(?P<action>approve|reject|always|edit|all|none)",
 ):
     """Approve / Reject / Always allow under a tool card."""
 
@@ -170,11 +191,54 @@ class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?")
             )
 
 
-def approval_view(approval_id: int) -> discord.ui.View:
-    """The buttons under a card that waits for approval (Reject is how to stop it)."""
+class EditModal(discord.ui.Modal):
+    """The call's arguments, one text input each (Discord allows five): submitting runs the
+    call as edited, once it is checked."""
+
+    def __init__(
+        self, approval_id: int, title: str, fields: list[tuple[str, str, str, bool]]
+    ) -> None:
+        super().__init__(title=title[:45], custom_id=f"apve:{approval_id}", timeout=600)
+        self.approval_id = approval_id
+        self.inputs: list[discord.ui.TextInput[Any]] = []
+        for field_id, label, value, long in fields[:5]:
+            text_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
+                label=label[:45],
+                custom_id=field_id,
+                default=value[:4000] or None,
+                required=False,
+                max_length=4000,
+                style=discord.TextStyle.paragraph if long else discord.TextStyle.short,
+            )
+            self.inputs.append(text_input)
+            self.add_item(text_input)
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        """Hand the edited values to the approval desk."""
+        targets = button_targets(interaction)
+        values = {str(item.custom_id): str(item.value or "") for item in self.inputs}
+        async with failures_told(interaction, targets.database_health):
+            await targets.approval_clicks.on_edit_submitted(interaction, self.approval_id, values)
+
+
+def approval_view(
+    approval_id: int,
+    *,
+    language: Language | None = None,
+    editable: bool = False,
+    batch: bool = False,
+) -> discord.ui.View:
+    """The buttons under a card that waits for approval (Reject is how to stop it); Edit when
+    the call has arguments, Approve all / Reject all on the card that lists a batch."""
     view = discord.ui.View(timeout=None)
-    for action in APPROVAL_ACTIONS:
-        view.add_item(ApprovalButton(approval_id, action))
+    actions = ["approve", "reject", "always"]
+    if editable:
+        actions.append("edit")
+    if batch:
+        actions += ["all", "none"]
+    for action in actions:
+        label = _ACTION_WORDS[action].say(language) if language else None
+        view.add_item(ApprovalButton(approval_id, action, label))
     return view
 
 

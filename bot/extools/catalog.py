@@ -16,6 +16,7 @@ from bot.agent.tools.registry import ToolNameTaken
 from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.credentials import SHARED, Caller
+from bot.extools.looks import look_of
 from bot.extools.registration import (
     Refused,
     Registration,
@@ -328,4 +329,5 @@ class ExternalTools:
             handlers=frozenset(row.handlers or self.handler_names),
             check_arguments=check,
             provider=self.provider(row),
+            look=look_of(row.parameters),
         )

@@ -24,6 +24,7 @@ from bot.extools.answers import (
     too_large,
 )
 from bot.extools.catalog import TIMEOUT_GRACE_SECONDS, ProviderGrants, ToolStatus
+from bot.extools.looks import look_of
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
 from bot.extools.registration import definition_hash, provider_identity
 from bot.extools.schemas import ArgumentsCheck, arguments_check, schema_problem
@@ -299,6 +300,9 @@ class MCPServers:
                     handlers=frozenset(config.handlers or self._handler_names),
                     check_arguments=check,
                     provider=provider,
+                    # An MCP SDK titles every input schema after its function
+                    # (`rollArguments`): only the tool's own title names it for members.
+                    look=look_of({**schema, "title": None}, listed.title),
                 )
             )
             self._keep_grants(exposed, provider)

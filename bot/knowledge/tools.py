@@ -6,6 +6,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.agent.tools.presentation import Label, Look, Words
 from bot.knowledge.index import KnowledgeIndex
 from bot.servers import ServerScope
 
@@ -44,7 +45,14 @@ async def knowledge_index(ctx: ToolContext[KnowledgeDeps]) -> KnowledgeIndex:
     return index
 
 
-@tool(requires_approval=False, source="knowledge")
+SEARCH_LOOK = Look(
+    title=Words("ナレッジを検索", "Search the knowledge base"),
+    labels={"query": Label(Words("検索語", "Search words"))},
+    doing=Words("ナレッジを検索", "Searching the knowledge base"),
+)
+
+
+@tool(requires_approval=False, read_only=True, source="knowledge", look=SEARCH_LOOK)
 async def search_knowledge(
     ctx: ToolContext[KnowledgeDeps], query: str, limit: int = 5
 ) -> dict[str, Any]:

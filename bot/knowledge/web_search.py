@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.agent.tools.presentation import Label, Look, Words
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.places import Place
@@ -18,6 +19,7 @@ from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
 from bot.text.clip import clip
+from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +150,21 @@ def _snippet(content: str) -> str:
     return clip(text, SNIPPET_CHARS)
 
 
-@tool(requires_approval=True, timeout=60, source="web")
+def _found(output: Any, language: Language) -> str | None:
+    count = len(output.get("results") or []) if isinstance(output, dict) else 0
+    if language == "ja":
+        return f"{count}件の結果が見つかりました。" if count else "何も見つかりませんでした。"
+    return f"Found {count} results." if count != 1 else "Found 1 result."
+
+
+WEB_LOOK = Look(
+    title=Words("ウェブを検索", "Search the web"),
+    labels={"query": Label(Words("検索語", "Search words"))},
+    summary=_found,
+)
+
+
+@tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK)
 async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
     """Search the web (costs credits; needs the user's approval) for current or outside
     information the knowledge base does not have. Returns numbered sources and a short answer;

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.agent.tools.presentation import Label, Look, Words
 from bot.notes.display import NoteAuthor, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
+from bot.text.language import Language
 
 NO_SERVER = (
     "Notes belong to a server's shared notebook and this is a direct message: tell the user to "
@@ -34,7 +36,29 @@ def _author(ctx: ToolContext[NotesDeps]) -> NoteAuthor:
     return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
 
 
-@tool(source="notes", servers_only=True)
+def _saved(output: Any, language: Language) -> str | None:
+    title = str(output.get("title") or "") if isinstance(output, dict) else ""
+    if language == "ja":
+        return f"メモ「{title}」を保存しました。" if title else "メモを保存しました。"
+    return f"Saved the note “{title}”." if title else "Saved the note."
+
+
+WRITE_LOOK = Look(
+    title=Words("メモを書く", "Write a note"),
+    labels={"title": Label(Words("タイトル", "Title")), "text": Label(Words("内容", "Text"))},
+    summary=_saved,
+)
+READ_LOOK = Look(
+    title=Words("メモを読む", "Read a note"), doing=Words("メモを読む", "Reading a note")
+)
+LIST_LOOK = Look(
+    title=Words("メモの一覧", "Notes"),
+    labels={"search": Label(Words("検索語", "Search words"))},
+    doing=Words("メモを確認", "Looking through the notes"),
+)
+
+
+@tool(source="notes", servers_only=True, look=WRITE_LOOK)
 async def write_note(
     ctx: ToolContext[NotesDeps], text: str, title: str | None = None, note_id: int | None = None
 ) -> dict[str, Any]:
@@ -63,7 +87,7 @@ async def write_note(
     }
 
 
-@tool(requires_approval=False, source="notes", servers_only=True)
+@tool(requires_approval=False, read_only=True, source="notes", servers_only=True, look=READ_LOOK)
 async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]:
     """Read one note of this server's notebook in full.
 
@@ -77,7 +101,7 @@ async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]
     return {**note.to_output(ctx.timezone), "note": CITE}
 
 
-@tool(requires_approval=False, source="notes", servers_only=True)
+@tool(requires_approval=False, read_only=True, source="notes", servers_only=True, look=LIST_LOOK)
 async def list_notes(
     ctx: ToolContext[NotesDeps], search: str | None = None, page: int = 1
 ) -> dict[str, Any]:

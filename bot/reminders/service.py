@@ -115,6 +115,44 @@ class ReminderService:
         self._changed(due)
         return ReminderView.of(row, tz)
 
+    def check_new(
+        self, *, when: str, content: str, tz: ZoneInfo, repeat: RepeatRule | None = None
+    ) -> None:
+        """The checks create makes of the time, text and repeat, without storing anything
+        (run before a member is asked to approve): InvalidReminder says what is wrong."""
+        now = self._clock.now()
+        checked_content(content)
+        checked_time(when, tz, now, self._settings.reminder_max_ahead_days)
+        if repeat is not None:
+            self._first_of_series(repeat, parse_local_wall(when, tz), tz, now)
+
+    async def check_change(
+        self,
+        reminder_id: int,
+        user_id: int,
+        tz: ZoneInfo,
+        *,
+        verb: str,
+        when: str | None = None,
+        content: str | None = None,
+    ) -> None:
+        """The checks of cancel, edit and snooze (the member's own reminder, still open, a
+        usable new time and text), without changing anything."""
+        row = await self._owned(reminder_id, user_id, verb=verb)
+        if verb == "snooze":
+            if row.state == ReminderState.CANCELLED:
+                raise ReminderClosed(
+                    f"reminder #{reminder_id} was cancelled, so it cannot be snoozed"
+                )
+        else:
+            self._require_pending(row, verb)
+        if verb == "edit" and when is None and content is None:
+            raise InvalidReminder("give a new `when`, a new `what`, or both")
+        if content is not None:
+            checked_content(content)
+        if when is not None:
+            checked_time(when, tz, self._clock.now(), self._settings.reminder_max_ahead_days)
+
     def _first_of_series(
         self, repeat: RepeatRule, wall: datetime, tz: ZoneInfo, now: datetime
     ) -> tuple[RepeatRule, datetime]:

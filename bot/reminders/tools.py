@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.reminders.errors import ReminderError
+from bot.reminders.looks import (
+    CANCEL_LOOK,
+    CREATE_LOOK,
+    EDIT_LOOK,
+    LIST_LOOK,
+    SNOOZE_LOOK,
+    ReminderDeps,
+    check_cancel,
+    check_create,
+    check_edit,
+    check_snooze,
+)
 from bot.reminders.repeat import RepeatRule
-from bot.reminders.service import ReminderService
 from bot.reminders.times import UnreadableTime, local_iso, parse_local_time
 
-
-class ReminderDeps(Protocol):
-    """What the reminder tools need of the bot's dependencies."""
-
-    @property
-    def reminders(self) -> ReminderService:
-        """The reminder service (it wakes the delivery engine when a due time moves)."""
-        ...
+__all__ = ["REMINDER_TOOLS", "ReminderDeps"]
 
 
-@tool()
+@tool(look=CREATE_LOOK, check=check_create)
 async def create_reminder(
     ctx: ToolContext[ReminderDeps], when: str, what: str, repeat: RepeatRule | None = None
 ) -> dict[str, Any]:
@@ -50,7 +54,7 @@ async def create_reminder(
     return {"created": True, **view.to_output(ctx.now())}
 
 
-@tool(requires_approval=False)
+@tool(requires_approval=False, read_only=True, look=LIST_LOOK)
 async def list_reminders(ctx: ToolContext[ReminderDeps]) -> dict[str, Any]:
     """List the user's pending reminders, soonest first, with their ids."""
     views = await ctx.deps.reminders.list_pending(ctx.user_id, ctx.timezone)
@@ -61,7 +65,7 @@ async def list_reminders(ctx: ToolContext[ReminderDeps]) -> dict[str, Any]:
     }
 
 
-@tool()
+@tool(look=CANCEL_LOOK, check=check_cancel)
 async def cancel_reminder(ctx: ToolContext[ReminderDeps], reminder_id: int) -> dict[str, Any]:
     """Cancel one of the user's pending reminders (a repeating one stops for good).
 
@@ -75,7 +79,7 @@ async def cancel_reminder(ctx: ToolContext[ReminderDeps], reminder_id: int) -> d
     return {"cancelled": True, **view.to_output(ctx.now())}
 
 
-@tool()
+@tool(look=EDIT_LOOK, check=check_edit)
 async def edit_reminder(
     ctx: ToolContext[ReminderDeps],
     reminder_id: int,
@@ -99,7 +103,7 @@ async def edit_reminder(
     return {"edited": True, **view.to_output(ctx.now())}
 
 
-@tool()
+@tool(look=SNOOZE_LOOK, check=check_snooze)
 async def snooze_reminder(
     ctx: ToolContext[ReminderDeps], reminder_id: int, until: str
 ) -> dict[str, Any]:

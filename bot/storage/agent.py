@@ -58,6 +58,11 @@ class ApprovalRequest(Base):
     # Who provided the tool the card showed (tools from outside; None for the bot's own): the
     # decision holds for that provider only.
     provider: Mapped[str | None] = mapped_column(String(64))
+    # The model's arguments when a member edited them (arguments then holds the edit).
+    original_arguments: Mapped[str | None] = mapped_column(Text)
+    # Calls of one model turn asked together share this (the first such call's id): they are
+    # decided one by one or all at once, and the conversation goes on once none is pending.
+    batch: Mapped[str | None] = mapped_column(String(100))
 
 
 class ToolGrant(Base):

@@ -6,6 +6,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
+from bot.agent.tools.presentation import Label, Look, Words
 from bot.weather.errors import InvalidDayError, UnknownPlaceError, WeatherUnavailableError
 from bot.weather.forecast import Forecast, day_label_ja
 from bot.weather.service import WeatherService
@@ -71,7 +72,14 @@ class WeatherDeps(Protocol):
         ...
 
 
-@tool(requires_approval=False)
+FORECAST_LOOK = Look(
+    title=Words("天気予報", "Weather forecast"),
+    labels={"place": Label(Words("場所", "Place")), "day": Label(Words("日", "Day"))},
+    doing=Words("天気予報を確認", "Checking the forecast"),
+)
+
+
+@tool(requires_approval=False, read_only=True, look=FORECAST_LOOK)
 async def get_forecast(
     ctx: ToolContext[WeatherDeps], day: str, place: str | None = None
 ) -> dict[str, Any]:

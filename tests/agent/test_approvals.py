@@ -414,3 +414,26 @@ async def test_a_call_after_a_stopped_one_is_told_why_it_never_ran(
         if x["role"] == "tool"
     }
     assert said in told["call_count"] and "moved on" not in told["call_count"]
+
+
+async def test_calls_asked_together_go_on_only_once_each_is_decided(rig: Rig) -> None:
+    rig.llm.queue(
+        tool_calls([tool_call("add_note", {"text": "a"}), tool_call("add_note", {"text": "b"})])
+    )
+    events = await collect(rig.agent.run(rig.request(), "aとbをメモ"))
+    first, second = (e.approval_id for e in events if isinstance(e, ev.ApprovalRequired))
+
+    await rig.approvals.decide(second, 100, Decision.APPROVE)
+    # Long enough for the sweep to look for decisions left behind, before any card expires.
+    rig.clock.advance(timedelta(seconds=60))
+    # Neither a resume nor the sweep carries on while the first call waits.
+    assert await collect(rig.agent.resume(second)) == []
+    assert await rig.agent.calls.left_behind(rig.clock.now()) == []
+    assert rig.book.notes == []
+
+    await rig.approvals.decide(first, 100, Decision.APPROVE)
+    rig.llm.queue(text("2件メモしました"))
+    await collect(rig.agent.resume(first))
+
+    assert rig.book.notes == ["a", "b"]
+    assert await rig.agent.calls.left_behind(rig.clock.now()) == []

@@ -239,16 +239,38 @@ async def test_several_tool_calls_in_one_turn_are_each_gated(rig: Rig) -> None:
     assert rig.book.notes == ["a", "b"]
 
 
-async def test_rejecting_the_first_of_two_calls_never_runs_the_second(rig: Rig) -> None:
+async def test_two_calls_of_one_turn_are_asked_together_and_rejecting_both_runs_neither(
+    rig: Rig,
+) -> None:
     rig.llm.queue(
         tool_calls([tool_call("add_note", {"text": "a"}), tool_call("add_note", {"text": "b"})]),
+    )
+    asked: list[ev.ApprovalRequired] = []
+
+    async def reject(event: ev.AgentEvent) -> None:
+        if isinstance(event, ev.ApprovalRequired):
+            asked.append(event)
+            await rig.approvals.decide(event.approval_id, 100, Decision.REJECT)
+
+    events = await converse(rig, rig.agent.run(rig.request(), "aとb"), reject)
+
+    # Both cards before any decision; the first lists the two.
+    assert asked[0].batch == ("add_note", "add_note") and asked[1].batch == ()
+    assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "rejected"]
+    assert isinstance(events[-1], ev.Done) and events[-1].reason == "rejected"
+    assert rig.book.notes == [] and rig.llm.request_count == 1
+
+
+async def test_rejecting_a_call_asked_alone_never_runs_the_calls_after_it(rig: Rig) -> None:
+    rig.llm.queue(
+        tool_calls([tool_call("add_note", {"text": "a"}), tool_call("count_notes", {})]),
     )
 
     async def reject(event: ev.AgentEvent) -> None:
         if isinstance(event, ev.ApprovalRequired):
             await rig.approvals.decide(event.approval_id, 100, Decision.REJECT)
 
-    events = await converse(rig, rig.agent.run(rig.request(), "aとb"), reject)
+    events = await converse(rig, rig.agent.run(rig.request(), "aをメモして数えて"), reject)
 
     assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "after_rejection"]
     assert rig.book.notes == []

@@ -391,7 +391,7 @@ async def test_an_approved_web_search_answers_and_is_found_in_the_knowledge_base
             await otomo.mention("サーバーブーストの最新の特典を調べて")
             await fake.wait_until(lambda: approval_card(fake) is not None, timeout=10)
             card = approval_card(fake)
-            assert card is not None and card["embeds"][0]["title"] == "🔧 web_search"
+            assert card is not None and card["embeds"][0]["title"] == "🔧 ウェブを検索"
             assert tavily.requests == []  # nothing is searched before the approval
             approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
             await fake.click_button(int(card["id"]), approve, HANA_ID)

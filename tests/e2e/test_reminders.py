@@ -201,7 +201,7 @@ async def test_a_reminder_asked_in_chat_is_approved_then_posted_in_the_channel_p
         card = await approve_card(otomo, int(sent["id"]))
         (reminder_id,) = await reminder_ids(otomo)
 
-        assert "create_reminder" in card["embeds"][0]["title"]
+        assert card["embeds"][0]["title"] == "🔧 リマインドを登録"
         assert "承認待ち" in card["embeds"][0]["description"]
         assert tool_result(llm.requests[1].messages)["output"]["created"] is True
         row = await row_of(otomo, reminder_id)
@@ -259,9 +259,10 @@ async def test_an_unusable_time_reaches_the_model_as_an_error_result(
         text("いつにしますか？"),
     )
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
-        sent = await otomo.mention("歯医者ってリマインドして")
-        await approve_card(otomo, int(sent["id"]))
+        _, replies = await otomo.ask("歯医者ってリマインドして")
 
+        # Checked before anyone is asked: no card, the model hears why at once.
+        assert [m for m in replies if m.get("embeds")] == []
         result = tool_result(llm.requests[1].messages)
         assert result["is_error"] is True
         assert complaint in result["error"]

@@ -14,7 +14,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.runtime.clock import ManualClock
 from bot.storage import create_database
 from bot.storage.engine import Database
-from bot.storage.migrate import current_revision, downgrade, upgrade
+from bot.storage.migrate import SCHEMA_HEAD, current_revision, downgrade, upgrade
 
 GUILD, OTHER = 1_100_000_000_000_000_001, 1_100_000_000_004_194_305
 CHANNEL, OTHER_CHANNEL = 1_300_000_000_000_000_001, 1_300_000_000_000_000_011
@@ -99,7 +99,7 @@ async def test_a_one_server_bot_gets_its_rows_assigned_to_its_server(at_0016: Da
 
     await upgrade(at_0016)
 
-    assert await current_revision(at_0016) == "0017"
+    assert await current_revision(at_0016) == SCHEMA_HEAD
     grants = dict(await _rows(at_0016, "SELECT tool_name, guild_id FROM tool_grants"))
     assert grants == {"web_search": GUILD, "add_note": 0, "roll": None}
     assert sorted(await _rows(at_0016, "SELECT word, guild_id FROM word_pool")) == [

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import ColumnElement, case, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -101,6 +102,7 @@ class ApprovalService:
             handler=new.handler,
             run_request=new.run_request,
             provider=new.provider,
+            batch=new.batch,
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.timeout,
@@ -205,6 +207,74 @@ class ApprovalService:
             Decision.REJECT: "Rejected.",
         }[decision]
         return DecisionOutcome(True, status, text, request, changed=True)
+
+    async def approve_edited(
+        self,
+        request: ApprovalRequest,
+        user_id: int,
+        arguments: dict[str, Any],
+        *,
+        is_approver: bool = False,
+    ) -> DecisionOutcome:
+        """Approve the call with a member's edit of its arguments (already validated): the
+        edit and the approval are one conditional update, so a pending row takes both or
+        neither; the model's own arguments are kept to tell it what changed."""
+        refusal = self.refusal(request, user_id, is_approver)
+        if refusal is not None:
+            return DecisionOutcome(False, Status(request.status), refusal, request)
+        now = self._clock.now()
+        if request.status != Status.PENDING or request.expires_at <= now:
+            return await self.decide(request, user_id, Decision.APPROVE, is_approver=is_approver)
+        edited = json.dumps(arguments, ensure_ascii=False)
+        original = request.original_arguments or request.arguments
+        async with self._sessions() as session, session.begin():
+            result = await session.execute(
+                update(ApprovalRequest)
+                .where(ApprovalRequest.id == request.id, ApprovalRequest.status == Status.PENDING)
+                .values(
+                    status=Status.APPROVED,
+                    arguments=edited,
+                    original_arguments=original,
+                    decided_by=user_id,
+                    decided_at=now,
+                )
+            )
+        if not getattr(result, "rowcount", 0):
+            current_row = await self.get(request.id)
+            current = Status(current_row.status) if current_row else None
+            text = already_text(current) if current else "This request no longer exists."
+            return DecisionOutcome(False, current, text, current_row)
+        if self._metrics is not None:
+            self._metrics.approval(str(Status.APPROVED))
+        _decided(request, Status.APPROVED, None, user_id, now)
+        request.arguments, request.original_arguments = edited, original
+        return DecisionOutcome(True, Status.APPROVED, "Approved.", request, changed=True)
+
+    async def in_batch(self, request: ApprovalRequest) -> list[ApprovalRequest]:
+        """The requests asked together with this one (itself included), in call order; a
+        request asked alone is its own batch."""
+        if request.batch is None:
+            return [request]
+        async with self._sessions() as session:
+            rows = await session.scalars(
+                select(ApprovalRequest)
+                .where(
+                    ApprovalRequest.conversation_key == request.conversation_key,
+                    ApprovalRequest.batch == request.batch,
+                )
+                .order_by(ApprovalRequest.id)
+            )
+            return list(rows.all())
+
+    async def batch_waits(self, request: ApprovalRequest) -> bool:
+        """Whether a request asked together with this one is still undecided (the
+        conversation goes on only once each has its decision)."""
+        if request.batch is None:
+            return False
+        return any(
+            row.status == Status.PENDING and row.id != request.id
+            for row in await self.in_batch(request)
+        )
 
     async def withdraw_changed(self, request: ApprovalRequest) -> None:
         """An approval this run claimed, for a tool whose provider changed since its card: it

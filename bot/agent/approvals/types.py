@@ -48,6 +48,8 @@ class NewApproval:
     run_request: str | None = None
     # The tool's provider as the card shows it (tools from outside; None for the bot's own).
     provider: str | None = None
+    # The first call's id when one model turn asks for several approvals at once.
+    batch: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,14 @@ def already_text(status: Status) -> str:
 
 
 def decode_arguments(request: ApprovalRequest) -> dict[str, Any]:
-    """The stored arguments as a dict."""
+    """The stored arguments as a dict (a member's edit, when they made one)."""
     loaded = json.loads(request.arguments)
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def original_arguments(request: ApprovalRequest) -> dict[str, Any] | None:
+    """The model's arguments when a member edited them, else None."""
+    if request.original_arguments is None:
+        return None
+    loaded = json.loads(request.original_arguments)
     return loaded if isinstance(loaded, dict) else {}

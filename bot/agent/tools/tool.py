@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent.tools.presentation import Look
 from bot.agent.tools.schema import clean_schema, docstring_parts, model_from_signature
 from bot.runtime.clock import Clock
 from bot.runtime.redaction import redact
@@ -71,6 +72,10 @@ class ToolContext(Generic[D]):
 
 
 ToolHandler = Callable[..., Awaitable[Any]]
+# A tool's own check of a call before anyone is asked to approve it: what is wrong, as a
+# sentence for the model, or None when the call can run (a time in the past, another member's
+# reminder).
+ToolCheck = Callable[[dict[str, Any], "ToolContext[Any]"], Awaitable[str | None]]
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,13 @@ class Tool:
     # A tool from outside: who provides it (a hash of its source, address and definition).
     # An approval or an "always allow" holds for that provider only; None for the bot's own.
     provider: str | None = None
+    # How a call looks to members (title, labels, a sentence for the result); None shows the
+    # name and the arguments as sent.
+    look: Look | None = None
+    # No side effect and no cost (listing, reading): no approval-style card, a status line.
+    read_only: bool = False
+    # The tool's own checks of a call, run before a card asks anyone (see ToolCheck).
+    check: ToolCheck | None = None
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -139,6 +151,9 @@ def tool(
     source: str = "core",
     guild_id: int | None = None,
     servers_only: bool = False,
+    look: Look | None = None,
+    read_only: bool = False,
+    check: ToolCheck | None = None,
 ) -> Callable[[ToolHandler], Tool]:
     """Turn `async def f(ctx: ToolContext, ...)` into a Tool; schema from signature + docstring."""
 
@@ -166,6 +181,9 @@ def tool(
             guild_id=guild_id,
             arguments_model=model,
             servers_only=servers_only,
+            look=look,
+            read_only=read_only,
+            check=check,
         )
 
     return wrap

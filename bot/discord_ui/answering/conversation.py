@@ -26,6 +26,7 @@ from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
+from bot.text.language import language_of
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,7 @@ class Staff:
         run: LiveRun | None,
         key: str,
         reply_to: discord.Message | None = None,
+        request: RunRequest | None = None,
     ) -> RunRenderer:
         """A renderer for one run, its cards handed to the card owner."""
         return RunRenderer(
@@ -64,6 +66,9 @@ class Staff:
             conversation_key=key,
             reply_to=reply_to,
             attach_card=self.approvals.attach_card,
+            describe=self.agent.registry.get,
+            language=request.language if request else "ja",
+            timezone=request.timezone if request else None,
         )
 
 
@@ -125,6 +130,7 @@ class Conversations:
                 timezone=timezone,
                 origin_message_id=message.id,
                 is_admin=staff.permissions.is_approver(actor_of(message.author)),
+                language=language_of(text),
             )
             renderer = staff.renderer(
                 message.channel,
@@ -132,6 +138,7 @@ class Conversations:
                 run=run,
                 key=request.conversation_key,
                 reply_to=message,
+                request=request,
             )
             shared = await read_shared(message, self._client)
             last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))

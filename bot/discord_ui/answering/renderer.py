@@ -9,17 +9,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import discord
 
 from bot.agent import events as ev
 from bot.agent.conversation.messages import RejectionReason
+from bot.agent.tools import Tool
 from bot.discord_ui.answering.splitting import split_message
 from bot.discord_ui.buttons import stop_view
-from bot.discord_ui.cards.embed import CardState, ToolCard
+from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey, CardOwner
 from bot.discord_ui.sends import only, sent
 from bot.runtime.send_failures import SendError
+from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -27,19 +30,6 @@ log = logging.getLogger(__name__)
 EDIT_INTERVAL_SECONDS = 1.0
 # Leave room below 2,000 for the "…" cursor shown while streaming.
 STREAM_CHUNK_LIMIT = 1990
-
-_REJECTION_STATE: dict[RejectionReason, CardState] = {
-    "rejected": CardState.REJECTED,
-    "timed_out": CardState.EXPIRED,
-    "interrupted": CardState.INTERRUPTED,
-    "invalidated": CardState.INVALIDATED,
-    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
-    "tool_changed": CardState.CHANGED,
-    "after_rejection": CardState.INVALIDATED,
-    "after_expiry": CardState.INVALIDATED,
-    "after_stop": CardState.INVALIDATED,
-    "after_shutdown": CardState.INVALIDATED,
-}
 
 # Why a call that never ran was cancelled, on its card.
 _NOT_RUN_BECAUSE: dict[RejectionReason, str] = {
@@ -92,6 +82,9 @@ class RunRenderer:
         reply_to: discord.Message | None = None,
         attach_card: Callable[[int, int], Awaitable[None]] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        describe: Callable[[str], Tool | None] | None = None,
+        language: Language = "ja",
+        timezone: ZoneInfo | None = None,
     ) -> None:
         self.channel = channel
         self.requester_id = requester_id
@@ -101,6 +94,9 @@ class RunRenderer:
         self._owner = cards
         self._attach_card = attach_card
         self._clock = clock
+        self._describe = describe
+        self.language: Language = language
+        self.timezone = timezone
         self._segment = _Segment()
         self._last_edit = float("-inf")
         # The cards this run touched, in order; the owner holds their state and messages.
@@ -139,9 +135,10 @@ class RunRenderer:
                 self._segment.text += text
                 if self._clock() - self._last_edit >= EDIT_INTERVAL_SECONDS:
                     await self._flush(final=False)
-            case ev.ToolCallStarted(call_id=call_id, name=name):
+            case ev.ToolCallStarted():
+                # No card yet: a call that turns out invalid goes back to the model unseen;
+                # its card appears when it waits for approval or runs.
                 await self._end_segment()
-                await self._post_card(call_id, ToolCard(name=name))
             case ev.ApprovalRequired():
                 await self._end_segment()
                 key = self._key(event.call_id)
@@ -159,6 +156,8 @@ class RunRenderer:
                     expires_at=event.expires_at,
                     approval_id=event.approval_id,
                     source=event.source,
+                    batch=[self.title_of(name) for name in event.batch],
+                    details=[(w.say(self.language), v) for w, v in event.details],
                 )
             case ev.ToolExecuting():
                 key = self._key(event.call_id)
@@ -168,6 +167,7 @@ class RunRenderer:
                     CardState.RUNNING,
                     arguments=event.arguments,
                     stop_run=self._stop_for(key),
+                    edited=event.edited,
                     **_given(decided_by=event.decided_by),
                 )
             case ev.ToolResult():
@@ -182,7 +182,7 @@ class RunRenderer:
                 await self._move(
                     self._key(event.call_id),
                     event.name,
-                    _REJECTION_STATE[event.reason],
+                    REJECTION_STATE[event.reason],
                     detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
                     **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
@@ -276,8 +276,18 @@ class RunRenderer:
             found = await self._owner.message_id(key)
             if found is not None:
                 return found
-        message = await self._post_card(call_id, ToolCard(name=name))
+        message = await self._post_card(call_id, self.new_card(name))
         return message.id if message is not None else None
+
+    def title_of(self, name: str) -> str:
+        """A tool's title in the member's language (its name when it has none)."""
+        found = self._describe(name) if self._describe else None
+        return found.look.title.say(self.language) if found and found.look else name
+
+    def new_card(self, name: str) -> ToolCard:
+        """A card for a call of name, in the member's language, with its tool's face."""
+        card = ToolCard(name=name, language=self.language, timezone=self.timezone)
+        return dressed(card, self._describe(name) if self._describe else None)
 
     def _stop_for(self, key: CardKey) -> str | None:
         """A run that has posted nothing yet (a resume running an approved tool) puts its Stop
@@ -291,7 +301,9 @@ class RunRenderer:
         if self._owner is None or self.broken:
             return
         if await self._owner.message_id(key) is None:
-            await self._post_card(key.call_id, ToolCard(name=name))
+            if state not in (CardState.NEEDS_APPROVAL, CardState.RUNNING):
+                return  # never shown (refused before anyone was asked): no card now either
+            await self._post_card(key.call_id, self.new_card(name))
         await self._owner.move(key, state, **changes)
 
     async def _finish_cards(self, state: CardState, detail: str) -> None:

@@ -13,15 +13,21 @@ from typing import Any
 import discord
 
 from bot.agent.approvals.service import Decision, Status, decode_arguments
+from bot.agent.approvals.types import already_text
 from bot.agent.recovery import Outcome
+from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.live import TypingIndicator
-from bot.discord_ui.buttons import RejectReasonModal
-from bot.discord_ui.cards.embed import CardState, ToolCard
+from bot.discord_ui.buttons import EditModal, RejectReasonModal
+from bot.discord_ui.cards import wording
+from bot.discord_ui.cards.editing import form_fields, read_form
+from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
+from bot.text.clip import clip
+from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +44,15 @@ FORGOTTEN = (
     "so this will not run"
 )
 
-_RECOVERED_CARD: dict[Outcome, CardState] = {
-    "done": CardState.DONE,
-    "failed": CardState.FAILED,
-    "rejected": CardState.REJECTED,
-    "timed_out": CardState.EXPIRED,
-    "interrupted": CardState.INTERRUPTED,
-    "invalidated": CardState.INVALIDATED,
-    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
-    "tool_changed": CardState.CHANGED,
-    "after_rejection": CardState.INVALIDATED,
-    "after_expiry": CardState.INVALIDATED,
-    "after_stop": CardState.INVALIDATED,
-    "after_shutdown": CardState.INVALIDATED,
-}
+
+def _recovered_state(outcome: Outcome) -> CardState:
+    """The card state of a call recovery ended (the rejections map as in a run)."""
+    if outcome == "done":
+        return CardState.DONE
+    if outcome == "failed":
+        return CardState.FAILED
+    return REJECTION_STATE[outcome]
+
 
 _ACTIONS = {"approve": Decision.APPROVE, "always": Decision.ALWAYS, "reject": Decision.REJECT}
 
@@ -83,18 +84,28 @@ class ApprovalDesk:
             request, interaction.user.id, self._approver(interaction.user)
         )
         if refusal is not None:
-            await interaction.response.send_message(
-                f"これは {request.requester_name} さんのリクエストです。"
-                f"本人か承認者だけが決められます。/ {refusal}",
-                ephemeral=True,
-            )
+            await interaction.response.send_message(self._not_yours(request), ephemeral=True)
             return
         if action == "reject" and request.status == Status.PENDING:
             await interaction.response.send_modal(RejectReasonModal(approval_id))
             return
+        if action == "edit":
+            await self._open_edit(interaction, request)
+            return
+        if action in ("all", "none"):
+            decision = Decision.APPROVE if action == "all" else Decision.REJECT
+            self.staff.tasks.spawn(self._decide_all(interaction, request, decision), "decision")
+            return
         self.staff.tasks.spawn(
             self._decide(interaction, request, _ACTIONS[action], None), "decision"
         )
+
+    async def on_edit_submitted(
+        self, interaction: discord.Interaction[Any], approval_id: int, values: dict[str, str]
+    ) -> None:
+        """The edit form was submitted: check the arguments, then approve the call as edited;
+        an edit that cannot run is answered privately and the card stays as it was."""
+        self.staff.tasks.spawn(self._edited(interaction, approval_id, values), "decision")
 
     async def on_reject_submitted(
         self, interaction: discord.Interaction[Any], approval_id: int, reason: str
@@ -126,7 +137,7 @@ class ApprovalDesk:
             await self.staff.cards.move(
                 CardKey(request.conversation_key, request.tool_call_id),
                 CardState.INVALIDATED,
-                base=card_from_request(request, self._source_of(request.tool_name)),
+                base=self._card_of(request),
                 fallback=(
                     (request.channel_id, request.card_message_id)
                     if request.card_message_id
@@ -145,8 +156,10 @@ class ApprovalDesk:
             fallback = (call.channel_id, call.message_id) if call.message_id else None
             await self.staff.cards.move(
                 CardKey(call.conversation_key, call.call_id),
-                _RECOVERED_CARD[item.outcome],
-                base=ToolCard(name=call.tool_name),
+                _recovered_state(item.outcome),
+                base=dressed(
+                    ToolCard(name=call.tool_name), self.staff.agent.registry.get(call.tool_name)
+                ),
                 fallback=fallback,
                 detail=item.detail,
             )
@@ -163,6 +176,92 @@ class ApprovalDesk:
 
     def _approver(self, user: discord.abc.User | discord.Member) -> bool:
         return self.staff.permissions.is_approver(actor_of(user))
+
+    async def _open_edit(
+        self, interaction: discord.Interaction[Any], request: ApprovalRequest
+    ) -> None:
+        language = _language_of(request)
+        found = self.staff.agent.registry.get(request.tool_name)
+        if request.status != Status.PENDING or found is None:
+            await interaction.response.send_message(
+                already_text(Status(request.status)), ephemeral=True
+            )
+            return
+        fields = form_fields(found, decode_arguments(request), language)
+        title = found.look.title.say(language) if found.look else wording.EDIT_TITLE.say(language)
+        await interaction.response.send_modal(EditModal(request.id, title, fields))
+
+    async def _edited(
+        self, interaction: discord.Interaction[Any], approval_id: int, values: dict[str, str]
+    ) -> None:
+        await interaction.response.defer()
+        staff = self.staff
+        request = await staff.approvals.get(approval_id)
+        found = staff.agent.registry.get(request.tool_name) if request else None
+        if request is None or found is None:
+            await interaction.followup.send(wording.GONE.say("ja"), ephemeral=True)
+            return
+        language = _language_of(request)
+        approver = self._approver(interaction.user)
+        refusal = staff.approvals.refusal(request, interaction.user.id, approver)
+        if refusal is not None:
+            await interaction.followup.send(self._not_yours(request), ephemeral=True)
+            return
+        typed, problem = read_form(found, values, language)
+        arguments = None
+        if typed is not None:
+            arguments, problem = await staff.agent.calls.validate_edit(request, typed)
+        if arguments is None:
+            why = wording.EDIT_INVALID.say(language).format(why=problem or "")
+            await interaction.followup.send(clip(why, 1900), ephemeral=True)
+            return
+        outcome = await staff.approvals.approve_edited(
+            request, interaction.user.id, arguments, is_approver=approver
+        )
+        if outcome.changed and outcome.request is not None:
+            await self._carry_on(outcome.request)
+        if not outcome.effective:
+            await interaction.followup.send(outcome.message, ephemeral=True)
+
+    async def _decide_all(
+        self,
+        interaction: discord.Interaction[Any],
+        request: ApprovalRequest,
+        decision: Decision,
+    ) -> None:
+        """Approve all / Reject all: every call of the batch still undecided, then one
+        resume carries the whole answer on."""
+        await interaction.response.defer()
+        decided: ApprovalRequest | None = None
+        approver = self._approver(interaction.user)
+        for row in await self.staff.approvals.in_batch(request):
+            if row.status != Status.PENDING:
+                continue
+            outcome = await self.staff.approvals.decide(
+                row, interaction.user.id, decision, is_approver=approver
+            )
+            if outcome.changed and outcome.request is not None:
+                decided = outcome.request
+        if decided is None:
+            text = wording.NOTHING_WAITING.say(_language_of(request))
+            await interaction.followup.send(text, ephemeral=True)
+            return
+        await self._carry_on(decided)
+
+    async def _carry_on(self, request: ApprovalRequest) -> None:
+        """After a decision: resume the answer, unless calls asked with this one still wait
+        (then the card says it is decided and waits for them)."""
+        if await self.staff.approvals.batch_waits(request):
+            status = Status(request.status)
+            detail = request.reason
+            if status == Status.APPROVED:
+                detail = wording.APPROVED_WAITING.say(_language_of(request))
+            await self._show(request, status, request.decided_by, detail)
+            return
+        await self.resume(request)
+
+    def _not_yours(self, request: ApprovalRequest) -> str:
+        return wording.NOT_YOURS.say(_language_of(request)).format(who=request.requester_name)
 
     async def _decide(
         self,
@@ -183,14 +282,20 @@ class ApprovalDesk:
         request = outcome.request
         if outcome.changed and request is not None:
             # The resumed run moves the card (running with Stop, or rejected / expired).
-            await self.resume(request)
+            await self._carry_on(request)
         elif request is not None and outcome.status in (Status.EXPIRED, Status.INVALIDATED):
             # Someone else ended it; make sure this card says so.
             await self._show(request, outcome.status, None)
         if not outcome.effective:
             await interaction.followup.send(outcome.message, ephemeral=True)
 
-    async def _show(self, request: ApprovalRequest, status: Status, decided_by: int | None) -> None:
+    async def _show(
+        self,
+        request: ApprovalRequest,
+        status: Status,
+        decided_by: int | None,
+        detail: str | None = None,
+    ) -> None:
         state = _STATUS_CARD.get(status)
         if state is None:
             return
@@ -200,15 +305,16 @@ class ApprovalDesk:
         await self.staff.cards.move(
             CardKey(request.conversation_key, request.tool_call_id),
             state,
-            base=card_from_request(request, self._source_of(request.tool_name)),
+            base=self._card_of(request),
             fallback=fallback,
             decided_by=decided_by,
-            detail=request.reason,
+            detail=detail or request.reason,
         )
 
-    def _source_of(self, tool_name: str) -> str | None:
-        found = self.staff.agent.registry.get(tool_name)
-        return None if found is None or found.source == "core" else found.source
+    def _card_of(self, request: ApprovalRequest) -> ToolCard:
+        """The request's card as its member sees it, with its tool's face."""
+        found = self.staff.agent.registry.get(request.tool_name)
+        return dressed(card_from_request(request, found.source if found else None), found)
 
     async def resume(self, request: ApprovalRequest) -> None:
         """Run the rest of the conversation after a decision, rendered in its channel; its
@@ -223,6 +329,7 @@ class ApprovalDesk:
                 requester_id=request.requester_id,
                 run=run,
                 key=request.conversation_key,
+                request=request_of(request),
             )
             async with TypingIndicator(renderer.channel):
                 last = await renderer.consume(staff.agent.resume(request, run.stop, timezone))
@@ -238,12 +345,26 @@ class ApprovalDesk:
             staff.runs.end(run)
 
 
+def _language_of(request: ApprovalRequest) -> Language:
+    """The language of the member who asked (Japanese for rows from before it was kept)."""
+    run = request_of(request)
+    return run.language if run else "ja"
+
+
+def request_of(request: ApprovalRequest) -> RunRequest | None:
+    """The run request an approval row stored (None for rows from before it was kept)."""
+    return RunRequest.from_json(request.run_request) if request.run_request else None
+
+
 def card_from_request(request: ApprovalRequest, source: str | None = None) -> ToolCard:
     """A card rebuilt from the stored request (used when another process showed it)."""
+    run = request_of(request)
     return ToolCard(
         name=request.tool_name,
         source=source,
         arguments=decode_arguments(request),
         requester_id=request.requester_id,
         approval_id=request.id,
+        language=run.language if run else "ja",
+        timezone=run.timezone if run else None,
     )

@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import discord
 
+from bot.agent.conversation.messages import RejectionReason
+from bot.agent.tools import Tool
+from bot.agent.tools.presentation import Label, Look, moment
+from bot.discord_ui.cards import wording
 from bot.text.clip import clip
+from bot.text.language import Language
 
 ARGUMENT_VALUE_LIMIT = 300
 RESULT_LIMIT = 900
@@ -46,6 +52,20 @@ FINAL_STATES = frozenset(
         CardState.CHANGED,
     }
 )
+
+# How a call that did not run ends on its card (the one mapping: runs, clicks and recovery).
+REJECTION_STATE: dict[RejectionReason, CardState] = {
+    "rejected": CardState.REJECTED,
+    "timed_out": CardState.EXPIRED,
+    "interrupted": CardState.INTERRUPTED,
+    "invalidated": CardState.INVALIDATED,
+    "unknown_outcome": CardState.UNKNOWN_OUTCOME,
+    "tool_changed": CardState.CHANGED,
+    "after_rejection": CardState.INVALIDATED,
+    "after_expiry": CardState.INVALIDATED,
+    "after_stop": CardState.INVALIDATED,
+    "after_shutdown": CardState.INVALIDATED,
+}
 
 _LOOK: dict[CardState, tuple[str, discord.Colour]] = {
     CardState.PREPARING: ("⏳ 準備中… / preparing", discord.Colour.light_grey()),
@@ -84,33 +104,147 @@ class ToolCard:
     notes: list[str] = field(default_factory=list)
     # A tool from outside the bot: who provides it, so the approver knows whom they trust.
     source: str | None = None
+    # The tool's face for members (None: its name and arguments as sent, tools from outside).
+    look: Look | None = None
+    # A read-only call: a compact status line, never an approval-style card.
+    read_only: bool = False
+    # The language of the member the card is for, and the zone their times are written in.
+    language: Language = "ja"
+    timezone: ZoneInfo | None = None
+    # Other calls of the same answer waiting for approval (their titles), listed on this card.
+    batch: list[str] = field(default_factory=list)
+    # The arguments were changed by a member before the call ran.
+    edited: bool = False
+    # What the call is about, looked up by its tool (label, value), shown before arguments.
+    details: list[tuple[str, str]] = field(default_factory=list)
 
     def render(self) -> discord.Embed:
         """The embed for the current state (within Discord's embed limits)."""
-        title, colour = _LOOK[self.state]
-        embed = discord.Embed(title=f"🔧 {self.name}", colour=colour, description=title)
+        state_line, colour = _LOOK[self.state]
+        say = self.language
+        if self.read_only and self.look is not None:
+            return discord.Embed(colour=colour, description=self._status_line(state_line))
+        title = f"🔧 {self.look.title.say(say)}" if self.look else f"🔧 {self.name}"
+        embed = discord.Embed(title=clip(title, 256), colour=colour, description=state_line)
         if self.source:
             embed.add_field(
                 name="提供元 / provided by",
                 value=f"`{clip(self.source, 100)}` (外部ツール / external tool)",
                 inline=False,
             )
+        for label, value in self.details[:5]:
+            embed.add_field(name=clip(label, 256), value=clip(value, 1024), inline=False)
         if self.arguments:
-            embed.add_field(
-                name="引数 / arguments", value=format_arguments(self.arguments), inline=False
-            )
+            if self.look is None:
+                embed.add_field(
+                    name="引数 / arguments", value=format_arguments(self.arguments), inline=False
+                )
+            else:
+                for label, value in self._labelled():
+                    embed.add_field(name=label, value=value, inline=False)
         if self.state == CardState.NEEDS_APPROVAL and self.requester_id:
-            line = f"<@{self.requester_id}> の承認が必要です / approval needed"
+            line = wording.WAITING_FOR.say(say).format(who=f"<@{self.requester_id}>")
             if self.expires_at:
-                line += f" (期限 {discord.utils.format_dt(self.expires_at, 'R')})"
-            embed.add_field(name="承認 / approval", value=line, inline=False)
+                line += wording.EXPIRES.say(say).format(
+                    when=discord.utils.format_dt(self.expires_at, "R")
+                )
+            embed.add_field(name=wording.APPROVAL.say(say), value=line, inline=False)
+            if self.batch:
+                listed = "\n".join(f"• {clip(t, 100)}" for t in self.batch[:10])
+                embed.add_field(
+                    name=wording.ALSO_WAITING.say(say), value=clip(listed, 1024), inline=False
+                )
         if self.state in (CardState.DONE, CardState.FAILED) and self.result is not None:
-            embed.add_field(name="結果 / result", value=summarize_result(self.result), inline=False)
+            said = self._result_sentence()
+            if said:
+                embed.add_field(name=wording.RESULT.say(say), value=said, inline=False)
         if self.detail:
-            embed.add_field(name="理由 / reason", value=clip(self.detail, 500), inline=False)
+            embed.add_field(
+                name=wording.REASON.say(say), value=clip(self.detail, 500), inline=False
+            )
         if self.decided_by:
-            embed.set_footer(text=f"decided by user {self.decided_by}")
+            # A mention inside an embed pings nobody; a footer would show its raw id.
+            embed.add_field(
+                name=wording.DECIDED_BY.say(say), value=f"<@{self.decided_by}>", inline=False
+            )
         return embed
+
+    def _status_line(self, state_line: str) -> str:
+        """A read-only call in one line: what it does, then what it found."""
+        assert self.look is not None
+        doing = (self.look.doing or self.look.title).say(self.language)
+        if self.state == CardState.DONE:
+            said = self.look.summary(self.result, self.language) if self.look.summary else None
+            return f"✅ {said or wording.DONE_LINE.say(self.language).format(doing=doing)}"
+        if self.state in (CardState.PREPARING, CardState.RUNNING):
+            return f"⚙️ {wording.RUNNING_LINE.say(self.language).format(doing=doing)}"
+        emoji = state_line.split(" ")[0]
+        if self.state == CardState.FAILED:
+            return f"{emoji} {wording.FAILED_LINE.say(self.language).format(doing=doing)}"
+        return f"{emoji} {doing}"
+
+    def _labelled(self) -> list[tuple[str, str]]:
+        """The labelled arguments as members read them; the rest is for the model."""
+        assert self.look is not None and self.arguments is not None
+        shown: list[tuple[str, str]] = []
+        for key, label in self.look.labels.items():
+            value = self.arguments.get(key)
+            if value is None or isinstance(value, bool) or label.kind == "hidden":
+                continue
+            text = self._value(value, label)
+            if text:
+                name = label.words.say(self.language)
+                if self.edited:
+                    name += wording.EDITED.say(self.language)
+                shown.append((name, clip(text, ARGUMENT_VALUE_LIMIT)))
+        return shown
+
+    def _value(self, value: Any, label: Label) -> str | None:
+        if label.render is not None:
+            return label.render(value, self.language)
+        if label.kind == "time":
+            instant = _instant(value, self.timezone)
+            return moment(instant) if instant is not None else str(value)
+        if label.kind == "member":
+            return f"<@{value}>" if str(value).isdigit() else str(value)
+        if isinstance(value, (dict, list)):
+            return json.dumps(value, ensure_ascii=False)
+        return str(value)
+
+    def _result_sentence(self) -> str | None:
+        if self.look is None or self.source is not None:
+            # A tool from outside: its answer as today, since the bot cannot word it.
+            return summarize_result(self.result)
+        if self.state == CardState.FAILED:
+            # The error is written for the model; the member reads why in its reply.
+            return wording.DIDNT_WORK.say(self.language)
+        said = self.look.summary(self.result, self.language) if self.look.summary else None
+        return clip(said, 1024) if said else None
+
+
+def _instant(value: Any, timezone: ZoneInfo | None) -> datetime | None:
+    """An ISO local time (naive: in the member's zone) as an aware instant."""
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        if timezone is None:
+            return None
+        parsed = parsed.replace(tzinfo=timezone)
+    return parsed
+
+
+def dressed(card: ToolCard, found: Tool | None) -> ToolCard:
+    """The card with its tool's face: look, read-only, and a provider only for tools from
+    outside (the bot's own tools are never labelled external)."""
+    if found is None:
+        return card
+    card.look = found.look
+    card.read_only = found.read_only
+    if found.provider is None:
+        card.source = None
+    return card
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:

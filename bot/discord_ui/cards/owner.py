@@ -190,7 +190,12 @@ class CardOwner:
 
 def _view(card: ToolCard, stop_run: str | None) -> discord.ui.View | None:
     if card.state == CardState.NEEDS_APPROVAL and card.approval_id is not None:
-        return approval_view(card.approval_id)
+        return approval_view(
+            card.approval_id,
+            language=card.language,
+            editable=bool(card.arguments),
+            batch=bool(card.batch),
+        )
     return stop_view(stop_run) if stop_run else None
 
 

@@ -24,6 +24,7 @@ from bot.agent.recovery import Recovery
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
+from bot.i18n import answers
 from bot.runtime.clock import Clock
 from bot.settings import Settings
 from bot.storage.agent import ApprovalRequest
@@ -115,7 +116,7 @@ class Agent:
             else await self.approvals.get(approval)
         )
         if row is None:
-            yield ev.Failed("That request no longer exists.", "unknown_approval")
+            yield ev.Failed(answers.UNKNOWN_APPROVAL("en"), "unknown_approval")
             return
         if row.status == Status.PENDING or not await self.approvals.claim_resume(row):
             return  # undecided, or another resume carries it on
@@ -156,7 +157,9 @@ class Agent:
                 yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
-                yield await self._end_early(state, endings.out_of_steps(state.steps))
+                yield await self._end_early(
+                    state, endings.out_of_steps(state.steps, state.request.language)
+                )
                 yield ev.Done(state.last_text, "max_steps", state.usage)
                 return
             planning_round = plan and state.steps == 0
@@ -168,7 +171,7 @@ class Agent:
                     else:
                         yield item
             except LLMFailure as failure:
-                yield ev.Failed(failure.sentence, failure.kind)
+                yield ev.Failed(failure.in_language(state.request.language), failure.kind)
                 return
             except Stopped:
                 yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
@@ -177,7 +180,9 @@ class Agent:
             state.steps += 1
             yield ev.RoundEnd(state.steps)
             if turn.cut:
-                yield await self._end_early(state, endings.cut(turn, self.settings))
+                yield await self._end_early(
+                    state, endings.cut(turn, self.settings, state.request.language)
+                )
                 yield ev.Done(state.last_text, "cut", state.usage)
                 return
             if planning_round:

@@ -17,9 +17,9 @@ from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns
 from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.typing import typing_during
 from bot.discord_ui.cards.owner import CardOwner
-from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
 from bot.discord_ui.members import actor_of
 from bot.handlers.router import route
+from bot.i18n import Language, answers, language_of_text
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
@@ -55,6 +55,7 @@ class Staff:
         run: LiveRun | None,
         key: str,
         reply_to: discord.Message | None = None,
+        language: Language = "ja",
     ) -> RunRenderer:
         """A renderer for one run, its cards handed to the card owner."""
         return RunRenderer(
@@ -65,6 +66,7 @@ class Staff:
             conversation_key=key,
             reply_to=reply_to,
             attach_card=self.approvals.attach_card,
+            language=language,
         )
 
 
@@ -93,7 +95,7 @@ class Conversations:
             return
         self.staff.metrics.mention(shard)
         if self.staff.runs.closing:
-            await reply_plain(message, RESTARTING)
+            await reply_plain(message, answers.RESTARTING(self.language(verdict.text)))
             return
         # Registered now, in the order messages arrive, so a follow-up queues behind its run.
         run = self.staff.runs.start(message.author.id, message.channel.id)
@@ -102,8 +104,13 @@ class Conversations:
             f"answer {run.run_id}",
         )
 
+    def language(self, text: str) -> Language:
+        """The language to answer a message in: the one it is written in."""
+        return language_of_text(text, self.staff.settings.default_language)
+
     async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
         staff = self.staff
+        language = self.language(text)
         started = time.perf_counter()
         outcome = "failed"
         try:
@@ -126,6 +133,7 @@ class Conversations:
                 timezone=timezone,
                 origin_message_id=message.id,
                 is_admin=staff.permissions.is_approver(actor_of(message.author)),
+                language=language,
             )
             renderer = staff.renderer(
                 message.channel,
@@ -133,6 +141,7 @@ class Conversations:
                 run=run,
                 key=request.conversation_key,
                 reply_to=message,
+                language=language,
             )
             shared = await read_shared(message, self._client)
             last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
@@ -143,12 +152,12 @@ class Conversations:
         except Exception as exc:
             if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
-                await reply_plain(message, DATABASE_UNREACHABLE)
+                await reply_plain(message, answers.DATABASE_UNREACHABLE(language))
                 return
             log.exception(
                 "Answering message %s in channel %s failed", message.id, message.channel.id
             )
-            await reply_plain(message, INTERNAL_ERROR)
+            await reply_plain(message, answers.INTERNAL_ERROR(language))
         finally:
             staff.runs.end(run)
             shard = message.guild.shard_id if message.guild else 0

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.discord_ui.answering.intake import shares_anything
+from bot.i18n import answers, language_of_text
 from bot.settings import Settings
 
 # The rate limiter forgets quiet members once it tracks more than this many.
@@ -158,24 +159,14 @@ class Gate:
 
     def _refusal(self, message: discord.Message, text: str) -> Refusal | None:
         limit = self.settings.max_input_chars
+        language = language_of_text(text, self.settings.default_language)
         if says_nothing(text) and not shares_anything(message):
-            return Refusal(
-                "empty", "はい、何でしょう？ / Yes? Mention me with a question or request.", "❓"
-            )
+            return Refusal("empty", answers.EMPTY_MENTION(language), "❓")
         if len(text) > limit:
             return Refusal(
-                "too_long",
-                f"メッセージが長すぎます（{len(text)}文字）。{limit}文字以内に"
-                f"してください。/ That message is too long ({len(text)} characters); please keep "
-                f"it under {limit}.",
-                "📏",
+                "too_long", answers.TOO_LONG(language, length=len(text), limit=limit), "📏"
             )
         wait = self.rate_limiter.retry_after(message.author.id)
         if wait > 0:
-            return Refusal(
-                "rate",
-                f"ちょっと待ってください（あと{wait:.0f}秒）。/ You're sending requests quickly; "
-                f"try again in {wait:.0f} s.",
-                "⏳",
-            )
+            return Refusal("rate", answers.TOO_FAST(language, seconds=f"{wait:.0f}"), "⏳")
         return None

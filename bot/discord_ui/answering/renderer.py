@@ -19,6 +19,7 @@ from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey, CardOwner
 from bot.discord_ui.sends import only, sent
+from bot.i18n import Language, Text, answers
 from bot.runtime.send_failures import SendError
 
 log = logging.getLogger(__name__)
@@ -42,26 +43,21 @@ _REJECTION_STATE: dict[RejectionReason, CardState] = {
 }
 
 # Why a call that never ran was cancelled, on its card.
-_NOT_RUN_BECAUSE: dict[RejectionReason, str] = {
-    "after_rejection": "前の呼び出しが却下されたため / an earlier call of this answer was rejected",
-    "after_expiry": "前の呼び出しの承認が期限切れになったため / an earlier call's approval expired",
-    "after_stop": "その前に停止されたため / the answer was stopped before it",
-    "after_shutdown": "その前に再起動したため / the bot restarted before it",
+_NOT_RUN_BECAUSE: dict[RejectionReason, Text] = {
+    "after_rejection": answers.AFTER_REJECTION,
+    "after_expiry": answers.AFTER_EXPIRY,
+    "after_stop": answers.AFTER_STOP,
+    "after_shutdown": answers.AFTER_SHUTDOWN,
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
-_CLOSING_LINES: dict[str, str] = {
-    "rejected": "-# 了解です。実行しませんでした。/ OK, I did not run it.",
-    "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
-    "not run it.",
-    "interrupted": "-# ⏹️ 停止しました / stopped",
-    "changed": "-# 🔄 承認の後にツールの提供元か内容が変わったので、実行しませんでした。/ The tool "
-    "changed after it was approved (another provider or definition), so I did not run it.",
-    "shutdown": "-# ⏹️ 再起動のため、ここで止めました。少ししてからもう一度どうぞ。/ "
-    "I'm restarting, so I stopped here: mention me again in a minute.",
+_CLOSING_LINES: dict[str, Text] = {
+    "rejected": answers.CLOSING_REJECTED,
+    "expired": answers.CLOSING_EXPIRED,
+    "interrupted": answers.CLOSING_INTERRUPTED,
+    "changed": answers.CLOSING_CHANGED,
+    "shutdown": answers.CLOSING_SHUTDOWN,
 }
-
-FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -92,11 +88,14 @@ class RunRenderer:
         reply_to: discord.Message | None = None,
         attach_card: Callable[[int, int], Awaitable[None]] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        language: Language = "ja",
     ) -> None:
         self.channel = channel
         self.requester_id = requester_id
         self.run_id = run_id
         self.reply_to = reply_to
+        # The language the member wrote in: every sentence this run adds is in it.
+        self.language = language
         self.conversation_key = conversation_key
         self._owner = cards
         self._attach_card = attach_card
@@ -126,7 +125,7 @@ class RunRenderer:
             # Shutting down: leave the messages (and any approval buttons) as they are.
             raise
         except BaseException:
-            await self._finish_cards(CardState.FAILED, "The answer broke off before this call.")
+            await self._finish_cards(CardState.FAILED, answers.BROKE_OFF(self.language))
             await self._remove_stop_button()
             raise
         await self._remove_stop_button()
@@ -183,7 +182,7 @@ class RunRenderer:
                     self._key(event.call_id),
                     event.name,
                     _REJECTION_STATE[event.reason],
-                    detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
+                    detail=event.detail or self._not_run_because(event.reason),
                     **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
@@ -194,18 +193,24 @@ class RunRenderer:
             case ev.Done(reason=reason):
                 await self._end_segment()
                 if reason in ("interrupted", "shutdown"):
-                    await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
+                    await self._finish_cards(
+                        CardState.INTERRUPTED, answers.STOPPED_BEFORE_RUN(self.language)
+                    )
                 elif reason == "cut":
                     await self._finish_cards(
-                        CardState.FAILED, "The answer was cut off before this call was complete."
+                        CardState.FAILED, answers.CUT_BEFORE_CALL(self.language)
                     )
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
-                    await self._send(closing)
+                    await self._send(closing(self.language))
             case ev.Failed(message=message):
                 await self._end_segment()
                 await self._finish_cards(CardState.FAILED, message)
-                await self._send(FAILURE_PREFIX + message)
+                await self._send(answers.FAILURE_PREFIX(self.language, reason=message))
+
+    def _not_run_because(self, reason: RejectionReason) -> str | None:
+        said = _NOT_RUN_BECAUSE.get(reason)
+        return said(self.language) if said else None
 
     # -- text ----------------------------------------------------------------------------
 

@@ -14,12 +14,14 @@ import discord
 
 from bot.agent.approvals.service import Decision, Status, decode_arguments
 from bot.agent.recovery import Outcome
+from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.typing import TypingIndicator
 from bot.discord_ui.buttons import RejectReasonModal
 from bot.discord_ui.cards.embed import CardState, ToolCard
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
+from bot.i18n import Language, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
 
@@ -73,21 +75,17 @@ class ApprovalDesk:
         the resume continues from it.
         """
         request = await self.staff.approvals.get(approval_id)
+        language = language_of_locale(interaction.locale)
         if request is None:
             await interaction.response.send_message(
-                "このリクエストはもう存在しません。/ This request no longer exists.",
-                ephemeral=True,
+                answers.UNKNOWN_APPROVAL(language), ephemeral=True
             )
             return
         refusal = self.staff.approvals.refusal(
-            request, interaction.user.id, self._approver(interaction.user)
+            request, interaction.user.id, self._approver(interaction.user), language
         )
         if refusal is not None:
-            await interaction.response.send_message(
-                f"これは {request.requester_name} さんのリクエストです。"
-                f"本人か承認者だけが決められます。/ {refusal}",
-                ephemeral=True,
-            )
+            await interaction.response.send_message(refusal, ephemeral=True)
             return
         if action == "reject" and request.status == Status.PENDING:
             await interaction.response.send_modal(RejectReasonModal(approval_id))
@@ -179,6 +177,7 @@ class ApprovalDesk:
             decision,
             reason,
             is_approver=self._approver(interaction.user),
+            language=language_of_locale(interaction.locale),
         )
         request = outcome.request
         if outcome.changed and request is not None:
@@ -206,6 +205,12 @@ class ApprovalDesk:
             detail=request.reason,
         )
 
+    def _language_of(self, request: ApprovalRequest) -> Language:
+        """The language of the member's message that led to this request."""
+        if request.run_request:
+            return RunRequest.from_json(request.run_request).language
+        return self.staff.settings.default_language
+
     def _source_of(self, tool_name: str) -> str | None:
         found = self.staff.agent.registry.get(tool_name)
         return None if found is None or found.source == "core" else found.source
@@ -223,6 +228,7 @@ class ApprovalDesk:
                 requester_id=request.requester_id,
                 run=run,
                 key=request.conversation_key,
+                language=self._language_of(request),
             )
             async with TypingIndicator(renderer.channel):
                 last = await renderer.consume(staff.agent.resume(request, run.stop, timezone))

@@ -296,6 +296,7 @@ class Agent:
             origin_message_id=request.origin_message_id,
             conversation_key=request.conversation_key,
             is_admin=request.is_admin,
+            language=request.language,
             deps=self.deps,
         )
 

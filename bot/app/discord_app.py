@@ -82,7 +82,9 @@ class App:
             **client_options,
         )
         shards = settings.shard_plan
-        sender = MeteredReminders(DiscordReminderSender(self.bot), metrics, shards, core.clock)
+        sender = MeteredReminders(
+            DiscordReminderSender(self.bot, core.servers), metrics, shards, core.clock
+        )
         self.reminders = DeliveryEngine(
             core.database.sessions,
             core.clock,
@@ -183,7 +185,7 @@ class App:
 def discord_parts(core: Core) -> DiscordBuilder:
     """The bot's own slash commands, then every feature's Discord part."""
     settings = core.settings
-    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions)
+    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions, core.servers)
     parts.add_commands(
         lambda client: CoreCommands(
             client,

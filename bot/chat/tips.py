@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
+from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import post_scheduled
 from bot.settings import Settings
@@ -68,6 +69,17 @@ TIP_WRITER_RULES = (
     "- 確かな事実だけ。自信がなければ、その話題に関係するよく知られた事実を選ぶ。\n"
     "- 見出し・前置き・ハッシュタグ・メンションは書かず、本文だけを返す。"
 )
+# For a server whose posts are in English: the same rules, the tip written in English.
+TIP_WRITER_RULES_EN = TIP_WRITER_RULES.replace(
+    "- 日本語で1〜3文、150文字以内。", "- Write in English: 1-3 sentences, at most 300 characters."
+)
+# The language of the post, asked each time (the server's choice may change).
+PostLanguage = Callable[[], Awaitable[Language]]
+
+
+async def _default_language() -> Language:
+    return "ja"
+
 
 Complete = Callable[[str, str], Awaitable[str]]
 
@@ -78,10 +90,11 @@ class Tip:
 
     topic: str
     text: str
+    language: Language = "ja"
 
     def as_text(self) -> str:
         """The tip as a Discord message."""
-        return f"💡 **どうでもいいTips**（{self.topic}）\n{self.text}"
+        return f"{posts.TIP_HEADER(self.language, topic=self.topic)}\n{self.text}"
 
 
 PostTip = Callable[[Tip], Awaitable[None]]
@@ -180,21 +193,23 @@ class Tips:
         fallbacks = [t for t in FALLBACK_TOPICS if t not in recent]
         return self._rng.choice(fallbacks)
 
-    async def write_tip(self, topic: str | None = None) -> Tip:
+    async def write_tip(self, topic: str | None = None, language: Language = "ja") -> Tip:
         """Ask the model for one tip on topic (picked when None); raises what `complete` raises."""
         chosen = topic or await self.pick_tip_topic()
         persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
-        system = f"{persona}\n\n{TIP_WRITER_RULES}"
-        text = await self._complete(system, f"話題: {chosen}")
-        return Tip(chosen, clean_tip_text(text))
+        rules = TIP_WRITER_RULES if language == "ja" else TIP_WRITER_RULES_EN
+        text = await self._complete(f"{persona}\n\n{rules}", f"話題: {chosen}")
+        return Tip(chosen, clean_tip_text(text), language)
 
-    async def post_scheduled_tip(self, post: PostTip) -> Tip | None:
+    async def post_scheduled_tip(
+        self, post: PostTip, language: PostLanguage = _default_language
+    ) -> Tip | None:
         """The periodic job: outside quiet hours, write and post a tip, then remember its topic."""
         if self.is_quiet():
             log.debug("tips: quiet hours, nothing posted")
             return None
         try:
-            tip = await self.write_tip()
+            tip = await self.write_tip(language=await language())
         except Exception as exc:  # the model may time out or be down; try at the next run
             log.warning("tips: no tip written this time: %s", exc)
             return None
@@ -228,7 +243,11 @@ class Tips:
 
 
 def schedule_tips(
-    scheduler: BaseScheduler, tips: Tips, post: PostTip, settings: Settings
+    scheduler: BaseScheduler,
+    tips: Tips,
+    post: PostTip,
+    settings: Settings,
+    language: PostLanguage = _default_language,
 ) -> Job | None:
     """Add the Tips job every TIPS_INTERVAL_HOURS when TIPS_CHANNEL_ID is set (else nothing)."""
     if settings.tips_channel_id is None:
@@ -237,7 +256,7 @@ def schedule_tips(
     job: Job = scheduler.add_job(
         tips.post_scheduled_tip,
         IntervalTrigger(hours=settings.tips_interval_hours, timezone=settings.timezone),
-        args=[post],
+        args=[post, language],
         id=TIPS_JOB_ID,
         name="どうでもいいTips",
         replace_existing=True,

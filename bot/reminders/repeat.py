@@ -256,6 +256,36 @@ def summary(rule: RepeatRule) -> str:
     return f"{text}（{'、'.join(notes)}）" if notes else text
 
 
+def summary_en(rule: RepeatRule) -> str:
+    """The rule in short English, such as `weekly on Mon, Thu at 09:00 (up to 10 times)`."""
+    at = f" at {rule.at:%H:%M}" if rule.at else ""
+    unit = {"every_minutes": "minutes", "every_hours": "hours", "every_days": "days"}
+    if rule.kind == "daily":
+        text = f"daily{at}"
+    elif rule.kind == "weekdays":
+        text = f"on weekdays{at}"
+    elif rule.kind == "weekly":
+        days = ", ".join(day.capitalize() for day in rule.days_of_week or [])
+        text = f"weekly on {days}{at}" if days else f"weekly{at}"
+    elif rule.kind == "monthly":
+        text = f"monthly on day {rule.day_of_month}{at}" if rule.day_of_month else f"monthly{at}"
+    elif rule.interval > 1 or rule.kind != "every_days":
+        text = f"every {rule.interval} {unit[rule.kind]}"
+        text += at if rule.kind == "every_days" else ""
+    else:
+        text = f"daily{at}"
+    notes: list[str] = []
+    if rule.kind == "monthly" and (rule.day_of_month or 0) >= 29:
+        notes.append("the last day in shorter months")
+    if rule.skip_holidays:
+        notes.append("not on holidays")
+    if rule.count is not None:
+        notes.append(f"up to {rule.count} times")
+    if rule.until is not None:
+        notes.append(f"until {rule.until.isoformat()}")
+    return f"{text} ({', '.join(notes)})" if notes else text
+
+
 def load_rule(stored: str | None) -> RepeatRule | None:
     """The rule stored in a reminder row (JSON), or None for a one-time reminder."""
     return None if stored is None else RepeatRule.model_validate_json(stored)

@@ -347,7 +347,7 @@ async def test_forbidden_five_times_fails_the_reminder_and_tells_the_owner_by_dm
         assert row.state == ReminderState.FAILED
         (dm,) = fake.messages(fake.dm_channel_id(HANA_ID))
         assert "ゴミ出し" in dm["content"] and f"<#{GENERAL_CHANNEL_ID}>" in dm["content"]
-        assert "投稿できませんでした" in dm["content"] and "could not post" in dm["content"]
+        assert "投稿できませんでした" in dm["content"]
         assert dm["mentions"] == [] and dm["mention_everyone"] is False
         assert len(reminder_posts(fake, f"r{reminder_id}o1")) == 5
         clock.set(clock.now() + timedelta(days=1))
@@ -442,7 +442,7 @@ async def test_reminders_that_fell_due_while_down_are_posted_at_start_marked_lat
 
         (posted,) = posted_reminders(fake)
         when = posted["embeds"][0]["fields"][0]["value"]
-        assert "2時間遅れ" in when and "late by 2 h" in when
+        assert "2時間遅れ" in when
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 
 

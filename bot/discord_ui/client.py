@@ -21,6 +21,7 @@ from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.cards.decisions import ApprovalDesk
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
+from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.members.permissions import Permissions
@@ -140,6 +141,7 @@ class OtomoBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, say where to invite the bot, sync commands."""
         self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
+        await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))
         if self.application_id is not None:

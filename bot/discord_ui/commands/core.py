@@ -120,8 +120,8 @@ class GrantsView(discord.ui.View):
 class CoreCommands(commands.Cog):
     """/otomo help and /tools allowed."""
 
-    otomo = app_commands.Group(name="otomo", description="Otomo について / About Otomo")
-    tools = app_commands.Group(name="tools", description="ツールの許可 / Tool permissions")
+    otomo = app_commands.Group(name="otomo", description="About Otomo")
+    tools = app_commands.Group(name="tools", description="Tool permissions")
 
     def __init__(
         self,
@@ -139,7 +139,7 @@ class CoreCommands(commands.Cog):
         self.models = models
         self.sees_images = sees_images
 
-    @otomo.command(name="help", description="できること / What Otomo can do")
+    @otomo.command(name="help", description="What Otomo can do")
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """Show what the bot can do, in the user's language, and which model answers here."""
         model = await self.models.current(interaction.guild_id) if self.models else ""
@@ -153,7 +153,7 @@ class CoreCommands(commands.Cog):
             ephemeral=True,
         )
 
-    @tools.command(name="allowed", description="常に許可した操作 / Your always-allow grants")
+    @tools.command(name="allowed", description="Your always-allow grants")
     async def allowed(self, interaction: discord.Interaction[Any]) -> None:
         """List my always-allow grants, with a menu to revoke them."""
         grants = await self.approvals.grants(interaction.user.id)
@@ -175,7 +175,7 @@ class CoreCommands(commands.Cog):
             ephemeral=True,
         )
 
-    @tools.command(name="list", description="外部ツールと状態（管理者）/ External tools (admins)")
+    @tools.command(name="list", description="External tools (admins)")
     async def list_tools(self, interaction: discord.Interaction[Any]) -> None:
         """List tools from plugins and MCP servers with their source, scope and health."""
         if self.extools is None:

@@ -56,9 +56,7 @@ HISTORY_MAX = 25
 class KnowledgeCommands(commands.Cog):
     """/kb list, show, edit, new, delete, history and reload, for knowledge-base admins."""
 
-    kb = app_commands.Group(
-        name="kb", description="ナレッジベースの管理 / Manage the knowledge base", guild_only=True
-    )
+    kb = app_commands.Group(name="kb", description="Manage the knowledge base", guild_only=True)
 
     def __init__(
         self, editor: KnowledgeEditor, preferences: UserPreferences, permissions: Permissions
@@ -105,10 +103,10 @@ class KnowledgeCommands(commands.Cog):
 
     # -- reading ------------------------------------------------------------------------
 
-    @kb.command(name="list", description="ファイル一覧 / List the files")
+    @kb.command(name="list", description="List the files")
     @app_commands.describe(
-        folder="このフォルダの中だけ（例: guides）/ Only files in this folder",
-        page="ページ番号 / Page number",
+        folder="Only files in this folder (e.g. guides)",
+        page="Page number",
     )
     async def list_files(
         self,
@@ -140,8 +138,8 @@ class KnowledgeCommands(commands.Cog):
             lines.append(f"次のページ / Next page: `/kb list{option} page:{page + 1}`")
         await say(interaction, fit(lines, header))
 
-    @kb.command(name="show", description="ファイルの中身 / Show a file")
-    @app_commands.describe(path="例: faq.md, guides/rules.md")
+    @kb.command(name="show", description="Show a file")
+    @app_commands.describe(path="e.g. faq.md, guides/rules.md")
     async def show(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Show a file's text; long files (or ones with code fences) come as an attachment."""
         content = await self.editor.read(path)
@@ -156,10 +154,8 @@ class KnowledgeCommands(commands.Cog):
             file=as_file(content.text, content.path),
         )
 
-    @kb.command(name="history", description="変更履歴 / Recent changes")
-    @app_commands.describe(
-        path="このファイルだけ / Only this file", count="件数 / How many changes"
-    )
+    @kb.command(name="history", description="Recent changes")
+    @app_commands.describe(path="Only this file", count="How many changes")
     async def history(
         self,
         interaction: discord.Interaction[Any],
@@ -177,10 +173,10 @@ class KnowledgeCommands(commands.Cog):
 
     # -- writing ------------------------------------------------------------------------
 
-    @kb.command(name="edit", description="ファイルを編集 / Edit a file")
+    @kb.command(name="edit", description="Edit a file")
     @app_commands.describe(
-        path="例: faq.md",
-        file="4,000文字を超えるファイルは .md を添付して置き換え / Replace with an uploaded .md",
+        path="e.g. faq.md",
+        file="Replace with an uploaded .md",
     )
     async def edit(
         self,
@@ -223,8 +219,8 @@ class KnowledgeCommands(commands.Cog):
             )
         )
 
-    @kb.command(name="new", description="ファイルを作る / Create a file")
-    @app_commands.describe(path="例: guides/boost.md", file="本文の .md ファイル / The .md file")
+    @kb.command(name="new", description="Create a file")
+    @app_commands.describe(path="e.g. guides/boost.md", file="The .md file")
     async def new(
         self,
         interaction: discord.Interaction[Any],
@@ -251,8 +247,8 @@ class KnowledgeCommands(commands.Cog):
             )
         )
 
-    @kb.command(name="delete", description="ファイルを削除 / Delete a file")
-    @app_commands.describe(path="例: faq.md")
+    @kb.command(name="delete", description="Delete a file")
+    @app_commands.describe(path="e.g. faq.md")
     async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Delete a file after a confirmation."""
         content = await self.editor.read(path)
@@ -269,7 +265,7 @@ class KnowledgeCommands(commands.Cog):
             f"/ Delete `{content.source}` ({format_size(content.size)})? This cannot be undone.",
         )
 
-    @kb.command(name="reload", description="ディスクから読み直す / Re-read the files from disk")
+    @kb.command(name="reload", description="Re-read the files from disk")
     async def reload(self, interaction: discord.Interaction[Any]) -> None:
         """Re-scan the folder now, for files changed outside Discord."""
         # Tokenising many changed files can take longer than Discord's 3-second deadline.

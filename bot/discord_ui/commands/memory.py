@@ -126,17 +126,17 @@ class MemoryCommands(commands.Cog):
             raise RuntimeError("/otomo memory needs the core commands' /otomo group loaded first")
         memory: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="memory",
-            description="このチャンネルで覚えていること / What I keep about you here",
+            description="What I keep about you here",
             callback=self.show_memory,
         )
         forget: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="forget",
-            description="会話の記憶を削除 / Delete your conversation history",
+            description="Delete your conversation history",
             callback=self.forget,
         )
         usage: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="usage",
-            description="モデルの利用状況（管理者）/ Model usage per day (admins)",
+            description="Model usage per day (admins)",
             callback=self.usage,
         )
         for command in (memory, forget, usage):
@@ -148,11 +148,11 @@ class MemoryCommands(commands.Cog):
         tz = await self.preferences.timezone(interaction.user.id)
         await say(interaction, describe_memory(report, tz, self.retention_days))
 
-    @app_commands.describe(scope="どこの記憶を消すか / Where to forget")
+    @app_commands.describe(scope="Where to forget")
     @app_commands.choices(
         scope=[
-            app_commands.Choice(name="このチャンネル / This channel", value=HERE),
-            app_commands.Choice(name="すべてのチャンネルとDM / Everywhere", value=EVERYWHERE),
+            app_commands.Choice(name="This channel", value=HERE),
+            app_commands.Choice(name="Everywhere", value=EVERYWHERE),
         ]
     )
     async def forget(self, interaction: discord.Interaction[Any], scope: str = HERE) -> None:
@@ -187,7 +187,7 @@ class MemoryCommands(commands.Cog):
             "history and summaries? This cannot be undone.",
         )
 
-    @app_commands.describe(days="日数 / How many days")
+    @app_commands.describe(days="How many days")
     async def usage(
         self,
         interaction: discord.Interaction[Any],

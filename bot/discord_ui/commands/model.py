@@ -47,10 +47,10 @@ class ModelCommands(commands.Cog):
         self.models = models
         self.sees_images = sees_images
 
-    @app_commands.command(name="model", description="使うAIモデル / The AI model Otomo uses")
+    @app_commands.command(name="model", description="The AI model Otomo uses")
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
-    @app_commands.describe(name="切り替え先のモデル / The model to switch to")
+    @app_commands.describe(name="The model to switch to")
     async def model(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
         """Show this server's model and the choices, or switch to one (admins)."""
         if interaction.guild_id is None:

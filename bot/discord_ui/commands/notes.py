@@ -58,9 +58,7 @@ def note_card(note: NoteView, tz: tzinfo) -> str:
 class NotesCommands(commands.Cog):
     """/notes list, show and delete."""
 
-    notes = app_commands.Group(
-        name="notes", description="サーバーのメモ帳 / The server notebook", guild_only=True
-    )
+    notes = app_commands.Group(name="notes", description="The server notebook", guild_only=True)
 
     def __init__(
         self, notebook: Notebook, preferences: UserPreferences, permissions: Permissions
@@ -84,10 +82,8 @@ class NotesCommands(commands.Cog):
         log.error("/notes command failed", exc_info=original)
         await say(interaction, FAILED)
 
-    @notes.command(name="list", description="メモの一覧・検索 / List or search the notes")
-    @app_commands.describe(
-        search="探す言葉（例: 旅行）/ Words to look for", page="ページ番号 / Page number"
-    )
+    @notes.command(name="list", description="List or search the notes")
+    @app_commands.describe(search="Words to look for (e.g. travel)", page="Page number")
     async def list_notes(
         self,
         interaction: discord.Interaction[Any],
@@ -127,8 +123,8 @@ class NotesCommands(commands.Cog):
         lines.append("全文 / Whole note: `/notes show`")
         await say(interaction, "\n".join([header, *lines]))
 
-    @notes.command(name="show", description="メモを読む / Read a note")
-    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    @notes.command(name="show", description="Read a note")
+    @app_commands.describe(note="The note's number (e.g. 12)")
     async def show(self, interaction: discord.Interaction[Any], note: int) -> None:
         """Read one note in full, with who wrote it and when."""
         if interaction.guild_id is None:
@@ -139,8 +135,8 @@ class NotesCommands(commands.Cog):
             interaction, note_card(view, await self.preferences.timezone(interaction.user.id))
         )
 
-    @notes.command(name="delete", description="メモを削除 / Delete a note")
-    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    @notes.command(name="delete", description="Delete a note")
+    @app_commands.describe(note="The note's number (e.g. 12)")
     async def delete(self, interaction: discord.Interaction[Any], note: int) -> None:
         """Delete a note (your own, or anyone's if you moderate), after a confirmation."""
         if interaction.guild_id is None:

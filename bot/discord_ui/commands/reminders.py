@@ -121,8 +121,8 @@ class CancelView(discord.ui.View):
 class ReminderCommands(commands.Cog):
     """Reminder and time-zone slash commands."""
 
-    remind = app_commands.Group(name="remind", description="リマインド / Reminders")
-    timezone = app_commands.Group(name="timezone", description="タイムゾーン / Time zone")
+    remind = app_commands.Group(name="remind", description="Reminders")
+    timezone = app_commands.Group(name="timezone", description="Time zone")
 
     def __init__(
         self, service: ReminderService, preferences: UserPreferences, now: Callable[[], datetime]
@@ -131,7 +131,7 @@ class ReminderCommands(commands.Cog):
         self.preferences = preferences
         self.now = now
 
-    @remind.command(name="list", description="自分のリマインド一覧 / Your pending reminders")
+    @remind.command(name="list", description="Your pending reminders")
     async def list_reminders(self, interaction: discord.Interaction[Any]) -> None:
         """Show my pending reminders with a menu to cancel them."""
         tz = await self.preferences.timezone(interaction.user.id)
@@ -168,8 +168,8 @@ class ReminderCommands(commands.Cog):
             ephemeral=True,
         )
 
-    @remind.command(name="cancel", description="リマインドを取り消す / Cancel a reminder")
-    @app_commands.describe(reminder_id="リマインドの番号 (#12 なら 12) / The reminder number")
+    @remind.command(name="cancel", description="Cancel a reminder")
+    @app_commands.describe(reminder_id="The reminder's number (12 for #12)")
     async def cancel(self, interaction: discord.Interaction[Any], reminder_id: int) -> None:
         """Cancel one of my reminders by its number."""
         tz = await self.preferences.timezone(interaction.user.id)
@@ -202,8 +202,8 @@ class ReminderCommands(commands.Cog):
             if typed in str(v.id) or typed.lower() in v.content.lower()
         ][:SELECT_LIMIT]
 
-    @timezone.command(name="set", description="タイムゾーンを設定 / Set your time zone")
-    @app_commands.describe(name="例: Asia/Tokyo, Europe/London, America/New_York")
+    @timezone.command(name="set", description="Set your time zone")
+    @app_commands.describe(name="e.g. Asia/Tokyo, Europe/London, America/New_York")
     async def set_timezone(self, interaction: discord.Interaction[Any], name: str) -> None:
         """Set my time zone (IANA name) for reminders and dates."""
         try:
@@ -233,7 +233,7 @@ class ReminderCommands(commands.Cog):
         """IANA names containing what was typed (`new york` finds America/New_York)."""
         return [app_commands.Choice(name=n, value=n) for n in timezone_names(current, SELECT_LIMIT)]
 
-    @timezone.command(name="show", description="今のタイムゾーン / Show your time zone")
+    @timezone.command(name="show", description="Show your time zone")
     async def show_timezone(self, interaction: discord.Interaction[Any]) -> None:
         """Show my time zone and the local time."""
         zone = await self.preferences.timezone(interaction.user.id)

@@ -16,6 +16,7 @@ from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Conversations, Staff
 from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
+from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.application import invite_url
 from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.cards.decisions import ApprovalDesk
@@ -27,8 +28,9 @@ from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
-from bot.settings import Settings
+from bot.settings import ServerChoices, Settings
 from bot.storage.outage import DatabaseHealth
+from bot.storage.threads import BotThreads
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,7 @@ class OtomoBot(commands.AutoShardedBot):
         reminder_actions: ReminderActions | None = None,
         metrics: Metrics | None = None,
         command_sync: CommandSync | None = None,
+        threads: Threads | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -101,6 +104,9 @@ class OtomoBot(commands.AutoShardedBot):
         self.permissions = permissions or Permissions.from_settings(settings)
         self.tasks = BackgroundTasks()
         self.runs = runs = LiveRuns()
+        self.threads = threads or Threads(
+            BotThreads(agent.sessions), ServerChoices(settings), agent.clock.now
+        )
         staff = Staff(
             settings=settings,
             agent=agent,
@@ -111,6 +117,7 @@ class OtomoBot(commands.AutoShardedBot):
             tasks=self.tasks,
             health=self.database_health,
             permissions=self.permissions,
+            threads=self.threads,
             metrics=metrics or Metrics(),
         )
         self.conversations = Conversations(staff, self)

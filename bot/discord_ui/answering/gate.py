@@ -117,10 +117,16 @@ class Gate:
         self._told: dict[tuple[int, str], float] = {}
         self._sweep_told_at = SWEEP_AT_LEAST
 
-    def check(self, message: discord.Message, me: discord.ClientUser | None) -> Verdict:
+    def check(
+        self,
+        message: discord.Message,
+        me: discord.ClientUser | None,
+        *,
+        in_bot_thread: bool = False,
+    ) -> Verdict:
         """Ignore what is not for us; refuse (with a sentence, once a window) what breaks a
-        limit."""
-        if me is None or not self.addressed(message, me):
+        limit. In a thread the bot opened, every member's message is for us."""
+        if me is None or not self.addressed(message, me, in_bot_thread=in_bot_thread):
             return Verdict(False)
         text = mention_text(message, me.id)
         refusal = self._refusal(message, text)
@@ -130,10 +136,15 @@ class Gate:
             return Verdict(False, text, reaction=refusal.reaction)
         return Verdict(False, text, refusal=refusal.sentence)
 
-    def addressed(self, message: discord.Message, me: discord.ClientUser) -> bool:
-        """Mentions, replies to the bot, and DMs (when enabled); never bots or webhooks."""
+    def addressed(
+        self, message: discord.Message, me: discord.ClientUser, *, in_bot_thread: bool = False
+    ) -> bool:
+        """Mentions, replies to the bot, DMs (when enabled) and every message in a thread the
+        bot opened; never bots or webhooks."""
         if message.author.bot or message.webhook_id is not None or message.author.id == me.id:
             return False
+        if in_bot_thread:
+            return True
         if message.guild is None:
             return self.settings.respond_in_dms
         if me in message.mentions:

@@ -219,7 +219,9 @@ class ApprovalDesk:
         """Run the rest of the conversation after a decision, rendered in its channel; its
         events move the card once (to running, with the run's Stop button, or to its end)."""
         staff = self.staff
-        run = staff.runs.start(request.requester_id, request.channel_id)
+        stored = request.run_request
+        shared = stored is not None and RunRequest.from_json(stored).shared
+        run = staff.runs.start(request.requester_id, request.channel_id, shared=shared)
         try:
             await run.turn()
             timezone = await staff.preferences.timezone(request.requester_id)

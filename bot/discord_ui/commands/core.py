@@ -13,6 +13,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.llm.models import ModelChoice
 from bot.discord_ui.commands.tools_list import show_tools
 from bot.extools import ExternalToolsRuntime
+from bot.i18n import answers, language_of_locale
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -151,6 +152,34 @@ class CoreCommands(commands.Cog):
                 self.sees_images(model) if model else False,
             ),
             ephemeral=True,
+        )
+
+    @otomo.command(name="thread", description="Open a thread for a conversation with Otomo")
+    @app_commands.describe(name="The thread's name")
+    async def thread(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
+        """Open a thread where everyone talks with Otomo without mentioning it."""
+        language = language_of_locale(interaction.locale)
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            await interaction.response.send_message(
+                answers.THREAD_NOT_HERE(language), ephemeral=True
+            )
+            return
+        # Opening a thread and greeting in it can take longer than Discord's 3 s.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        title = (name or "").strip() or answers.THREAD_NAME(
+            language, name=interaction.user.display_name
+        )
+        thread = await self.bot.threads.open_in(channel, title, interaction.user.id)
+        if thread is None:
+            await interaction.followup.send(answers.THREAD_REFUSED(language), ephemeral=True)
+            return
+        await thread.send(
+            f"{interaction.user.mention} {answers.THREAD_GREETING(language)}",
+            allowed_mentions=discord.AllowedMentions(users=[interaction.user]),
+        )
+        await interaction.followup.send(
+            answers.THREAD_OPENED(language, thread=thread.mention), ephemeral=True
         )
 
     @tools.command(name="allowed", description="Your always-allow grants")

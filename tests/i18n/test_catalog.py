@@ -7,19 +7,21 @@ from types import ModuleType
 
 import pytest
 
-from bot.i18n import Text, answers, language_of_locale, language_of_text, parse_language
+from bot.i18n import Text, answers, commands, language_of_locale, language_of_text, parse_language
+from bot.i18n import posts as posted
 
-CATALOG: tuple[ModuleType, ...] = (answers,)
+CATALOG: tuple[ModuleType, ...] = (answers, posted)
 KANA = re.compile(r"[\u3040-\u30ff]")
 
 
 def _texts() -> list[tuple[str, Text]]:
-    return [
+    named = [
         (f"{module.__name__}.{name}", value)
         for module in CATALOG
         for name, value in vars(module).items()
         if isinstance(value, Text)
     ]
+    return named + [(f"slash {text.en!r}", text) for text in commands.SLASH]
 
 
 @pytest.mark.parametrize(("name", "text"), _texts(), ids=[name for name, _ in _texts()])
@@ -29,9 +31,19 @@ def test_every_sentence_has_a_japanese_and_an_english_form_with_the_same_fields(
     ja_fields, en_fields = text.fields()
 
     assert ja_fields == en_fields, name
-    assert KANA.search(text.ja) or re.search(r"[\u4e00-\u9fff]", text.ja), name
+    words = re.sub(r"\{[^}]*\}", "", text.ja)
+    japanese = KANA.search(words) or re.search(r"[\u4e00-\u9fff]", words)
+    assert japanese or not re.search(r"[A-Za-z]", words), name
     assert not KANA.search(text.en), name
-    assert " / " not in text.ja and " / " not in text.en, name
+    # Not two languages glued together: 「日本語 / English」.
+    assert not re.search(r" ?/ [A-Za-z]", words), name
+
+
+def test_each_slash_command_text_has_one_japanese_form() -> None:
+    english = [text.en for text in commands.SLASH]
+
+    assert len(english) == len(set(english))
+    assert all(len(text.ja) <= 100 and len(text.en) <= 100 for text in commands.SLASH)
 
 
 def test_a_sentence_is_said_in_one_language_with_its_fields_filled() -> None:

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.agent.approvals.service import Decision
-from bot.i18n import Language, answers, posts
+from bot.i18n import Language, answers, posts, replies
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
@@ -302,3 +302,36 @@ async def test_a_reminder_of_unknown_language_follows_an_english_server(
         [post] = [m for m in bot_posts(otomo, GENERAL_CHANNEL_ID) if m.get("embeds")]
 
     assert post["embeds"][0]["title"] == "⏰ Reminder"
+
+
+async def test_the_buttons_under_an_english_reminder_speak_english_to_an_english_discord(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    clock = ManualClock(START)
+    async with running_bot(
+        tmp_path, fake=fake, llm=llm, clock=clock, DEFAULT_LANGUAGE="en"
+    ) as otomo:
+        created = await otomo.app.core.deps.reminders.create(
+            user_id=HANA_ID,
+            user_display_name="Hana",
+            guild_id=GUILD_ID,
+            channel_id=GENERAL_CHANNEL_ID,
+            when="2026-11-30T09:00",
+            content="trash day",
+            tz=TOKYO,
+        )
+        clock.set(datetime(2026, 11, 30, 9, 0, tzinfo=TOKYO))
+        await otomo.app.reminders.run_due()
+        [post] = [m for m in bot_posts(otomo, GENERAL_CHANNEL_ID) if m.get("embeds")]
+        labels = [c["label"] for row in post["components"] for c in row["components"]]
+        with discord_in(fake, "en-US"):
+            stranger = await fake.click_button(int(post["id"]), f"rem:{created.id}:done", TARO_ID)
+            refused = (await stranger.wait_response())["data"]["content"]
+            done = await fake.click_button(int(post["id"]), f"rem:{created.id}:done", HANA_ID)
+            told = await done.wait_followup()
+        stamped = fake.message(int(post["id"]))
+
+    assert labels == ["10 min", "1 h", "Tomorrow 8:00", "Done"]
+    assert refused == replies.NOT_REMINDER_OWNER("en")
+    assert told["content"] == replies.MARKED_DONE("en")
+    assert stamped is not None and stamped["embeds"][0]["footer"]["text"].endswith("✅ Done")

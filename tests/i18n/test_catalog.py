@@ -7,10 +7,18 @@ from types import ModuleType
 
 import pytest
 
-from bot.i18n import Text, answers, commands, language_of_locale, language_of_text, parse_language
+from bot.i18n import (
+    Text,
+    answers,
+    commands,
+    language_of_locale,
+    language_of_text,
+    parse_language,
+    replies,
+)
 from bot.i18n import posts as posted
 
-CATALOG: tuple[ModuleType, ...] = (answers, posted)
+CATALOG: tuple[ModuleType, ...] = (answers, posted, replies)
 KANA = re.compile(r"[\u3040-\u30ff]")
 
 

@@ -87,11 +87,12 @@ class DiscordReminderSender:
         if self.client.user is None or self.client.is_closed():
             raise RetryableSendError("the Discord client is not connected", NOT_READY_RETRY_SECONDS)
         channel = self.client.get_partial_messageable(delivery.channel_id)
+        language = await self.language(delivery)
         try:
             message = await channel.send(
                 content=reminder_content(delivery),
-                embed=reminder_embed(delivery, await self.language(delivery)),
-                view=reminder_view(delivery.reminder_id),
+                embed=reminder_embed(delivery, language),
+                view=reminder_view(delivery.reminder_id, language),
                 # Discord drops a second message with this nonce: a resend after a crash
                 # between posting and recording cannot post twice.
                 nonce=delivery.nonce,

@@ -50,3 +50,51 @@ NOTHING_DELETED = Text(ja="削除をやめました。", en="Cancelled: nothing 
 CHOOSE_GRANTS = Text(ja="取り消す操作を選ぶ", en="Choose grants to revoke")
 REVOKED = Text(ja="取り消しました: {names}", en="Revoked: {names}")
 NO_EXTERNAL_TOOLS = Text(ja="外部ツールはありません。", en="No external tools.")
+
+# -- /otomo memory, forget and usage --------------------------------------------------------------
+
+USAGE_REFUSAL = Text(
+    ja="利用状況を見られるのは「サーバー管理」権限を持つ管理者だけです。",
+    en="Only admins (Manage Server) can see the usage.",
+)
+MEMORY_ELSEWHERE = Text(
+    ja="\n他の {count} か所（チャンネル・DM）にも会話があります"
+    "（`/otomo forget scope:Everywhere`）。",
+    en="\nI also keep conversations with you in {count} other channel(s) or DMs "
+    "(`/otomo forget scope:Everywhere`).",
+)
+MEMORY_NOTHING = Text(
+    ja="このチャンネルでは、あなたとの会話を何も覚えていません。",
+    en="I keep nothing of our conversation in this channel.",
+)
+MEMORY_TITLE = Text(
+    ja="🧠 **このチャンネルで覚えていること**", en="🧠 **What I keep for you here**"
+)
+MEMORY_MESSAGES = Text(
+    ja="メッセージ: **{messages}**（あなたの発言: {yours}）",
+    en="Messages: **{messages}** (yours: {yours})",
+)
+MEMORY_SPAN = Text(ja="期間: {first} → {last}", en="From–to: {first} → {last}")
+MEMORY_KEPT_DAYS = Text(ja="保存期間: {days} 日", en="Kept for: {days} days")
+MEMORY_KEPT_FOREVER = Text(ja="保存期間: 削除するまで", en="Kept for: until you delete it")
+MEMORY_SUMMARY = Text(ja="要約（{at}）:", en="Summary ({at}):")
+MEMORY_NO_SUMMARY = Text(ja="要約: まだありません", en="Summary: none yet")
+MEMORY_DELETE = Text(ja="削除: `/otomo forget`", en="Delete: `/otomo forget`")
+USAGE_TITLE = Text(
+    ja="📊 **モデルの利用状況（ボット全体）** — {days} 日（{zone}）",
+    en="📊 **Model usage (whole bot)** — {days} days ({zone})",
+)
+USAGE_PURPOSES = Text(ja="\n用途: {purposes}", en="\nPurposes: {purposes}")
+FORGET_EVERYWHERE = Text(
+    ja="🧹 すべてのチャンネルとDMでの会話の履歴と要約を削除しますか？元に戻せません。",
+    en="🧹 Delete our conversation history and summaries everywhere (every channel and DM)? "
+    "This cannot be undone.",
+)
+FORGET_HERE = Text(
+    ja="🧹 このチャンネルでの会話の履歴と要約を削除しますか？元に戻せません。",
+    en="🧹 Delete our conversation history and summaries in this channel? This cannot be undone.",
+)
+FORGOTTEN = Text(
+    ja="🧹 削除しました: メッセージ {messages} 件（会話 {conversations} 件）。また一から始めます。",
+    en="🧹 Deleted {messages} messages from {conversations} conversation(s); I start afresh.",
+)

@@ -13,7 +13,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.llm.models import ModelChoice
 from bot.discord_ui.commands.tools_list import show_tools
 from bot.extools import ExternalToolsRuntime
-from bot.i18n import answers, language_of_locale
+from bot.i18n import Language, answers, language_of_locale, replies
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -85,22 +85,25 @@ def help_text(japanese: bool, web_search: bool, model: str = "", sees_images: bo
 class RevokeSelect(discord.ui.Select["GrantsView"]):
     """Pick always-allow grants to withdraw."""
 
-    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+    def __init__(
+        self, approvals: ApprovalService, user_id: int, names: list[str], language: Language
+    ) -> None:
         super().__init__(
-            placeholder="取り消す操作を選ぶ / Choose grants to revoke",
+            placeholder=replies.CHOOSE_GRANTS(language),
             min_values=1,
             max_values=len(names),
             options=[discord.SelectOption(label=name, value=name) for name in names[:25]],
         )
         self.approvals = approvals
         self.user_id = user_id
+        self.language = language
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Revoke what was chosen and say so."""
         for name in self.values:
             await self.approvals.revoke(self.user_id, name)
         await interaction.response.edit_message(
-            content="取り消しました / Revoked: " + ", ".join(f"`{n}`" for n in self.values),
+            content=replies.REVOKED(self.language, names=", ".join(f"`{n}`" for n in self.values)),
             view=None,
         )
 
@@ -108,10 +111,12 @@ class RevokeSelect(discord.ui.Select["GrantsView"]):
 class GrantsView(discord.ui.View):
     """An ephemeral view listing the caller's grants; only they can use it."""
 
-    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+    def __init__(
+        self, approvals: ApprovalService, user_id: int, names: list[str], language: Language
+    ) -> None:
         super().__init__(timeout=300)
         self.user_id = user_id
-        self.add_item(RevokeSelect(approvals, user_id, names))
+        self.add_item(RevokeSelect(approvals, user_id, names, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the person who ran the command may revoke."""
@@ -200,7 +205,9 @@ class CoreCommands(commands.Cog):
         header = "常に許可している操作:" if japanese else "Tools you always allow:"
         await interaction.response.send_message(
             f"{header}\n{lines}",
-            view=GrantsView(self.approvals, interaction.user.id, names),
+            view=GrantsView(
+                self.approvals, interaction.user.id, names, language_of_locale(interaction.locale)
+            ),
             ephemeral=True,
         )
 
@@ -209,7 +216,7 @@ class CoreCommands(commands.Cog):
         """List tools from plugins and MCP servers with their source, scope and health."""
         if self.extools is None:
             await interaction.response.send_message(
-                "外部ツールはありません。/ No external tools.", ephemeral=True
+                replies.NO_EXTERNAL_TOOLS(language_of_locale(interaction.locale)), ephemeral=True
             )
             return
         await show_tools(interaction, self.extools, self.bot.permissions)

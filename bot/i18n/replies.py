@@ -98,3 +98,30 @@ FORGOTTEN = Text(
     ja="🧹 削除しました: メッセージ {messages} 件（会話 {conversations} 件）。また一から始めます。",
     en="🧹 Deleted {messages} messages from {conversations} conversation(s); I start afresh.",
 )
+
+# -- /notes ----------------------------------------------------------------------------------------
+
+NOTES_NEED_SERVER = Text(
+    ja="メモはサーバーごとです。サーバーのチャンネルで使ってください。",
+    en="Notes belong to a server: use this in one of its channels.",
+)
+NOTE_EDITED = Text(ja="（編集: {name}, {at}）", en=" (edited: {name}, {at})")
+NO_NOTE_MATCHES = Text(ja="「{search}」に合うメモはありません。", en="No note matches “{search}”.")
+NOTES_FOUND = Text(ja="🔎 **メモ**「{search}」", en="🔎 **Notes** “{search}”")
+NO_NOTES_YET = Text(
+    ja="メモはまだありません。「@Otomo これメモしといて」で書けます。",
+    en='No notes yet; mention me with "note this down" to write one.',
+)
+NOTEBOOK_PAGE = Text(
+    ja="📒 **メモ帳**: {total} 件 — {page}/{pages}",
+    en="📒 **Notebook**: {total} notes — {page}/{pages}",
+)
+NEXT_PAGE = Text(ja="次のページ: `{command}`", en="Next page: `{command}`")
+WHOLE_NOTE = Text(ja="全文: `/notes show`", en="Whole note: `/notes show`")
+NOT_YOUR_NOTE = Text(
+    ja="{label} は {name} さんのメモです。削除できるのは書いた人か管理者だけです。",
+    en="{label} is {name}'s note: only they (who wrote it) or a moderator can delete it.",
+)
+NOTE_DELETED = Text(ja="🗑️ {label} を削除しました。", en="🗑️ Deleted note {label}.")
+NOTE_KEPT = Text(ja="削除をやめました。{label} はそのままです。", en="Cancelled: {label} was kept.")
+DELETE_NOTE = Text(ja="🗑️ {label} を削除しますか？", en="🗑️ Delete note {label}?")

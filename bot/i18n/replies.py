@@ -125,3 +125,51 @@ NOT_YOUR_NOTE = Text(
 NOTE_DELETED = Text(ja="🗑️ {label} を削除しました。", en="🗑️ Deleted note {label}.")
 NOTE_KEPT = Text(ja="削除をやめました。{label} はそのままです。", en="Cancelled: {label} was kept.")
 DELETE_NOTE = Text(ja="🗑️ {label} を削除しますか？", en="🗑️ Delete note {label}?")
+
+# -- /remind and /timezone -------------------------------------------------------------------------
+
+NOT_YOUR_REMINDER = Text(
+    ja="#{id} は別の人のリマインドです。取り消せるのは頼んだ本人だけです。",
+    en="Reminder #{id} belongs to someone else; only they can cancel it.",
+)
+NO_SUCH_REMINDER = Text(
+    ja="#{id} というリマインドはありません。`/remind list` で番号を確かめてください。",
+    en="There is no reminder #{id}; `/remind list` shows yours.",
+)
+REMINDER_ALREADY_CLOSED = Text(
+    ja="#{id} はもう届いたか、取り消し済みです。",
+    en="Reminder #{id} was already delivered or cancelled.",
+)
+REMINDER_NOT_CANCELLED = Text(
+    ja="#{id} を取り消せませんでした。`/remind list` からもう一度お試しください。",
+    en="I could not cancel #{id}; please try again from `/remind list`.",
+)
+CHOOSE_REMINDERS = Text(ja="取り消すリマインドを選ぶ", en="Choose reminders to cancel")
+REMINDER_CANCELLED = Text(ja="🗑️ 取り消しました: {line}", en="🗑️ Cancelled: {line}")
+NO_PENDING_REMINDERS = Text(
+    ja="予定しているリマインドはありません。メンションして「明日9時に歯医者ってリマインドして」の"
+    "ように頼んでください。",
+    en='You have no pending reminders; mention me with something like "remind me about the '
+    'dentist at 9 tomorrow".',
+)
+YOUR_REMINDERS = Text(ja="⏰ あなたのリマインド（{count}）", en="⏰ Your reminders ({count})")
+REMINDERS_FOOTER = Text(
+    ja="{zone} ・ /timezone set で変更", en="{zone} ・ change with /timezone set"
+)
+SOONEST_ONLY = Text(ja="近い順に{count}件まで ・ ", en="the {count} soonest ・ ")
+UNKNOWN_TIMEZONE = Text(
+    ja="⚠️ 「{name}」というタイムゾーンは見つかりません。Asia/Tokyo のような名前を候補から"
+    "選んでください。",
+    en='⚠️ I don\'t know the time zone "{name}": pick a name such as Asia/Tokyo from the '
+    "suggestions.",
+)
+TIMEZONE_SET = Text(
+    ja="🕒 タイムゾーンを **{zone}** にしました（いま {now}）。これから頼むリマインドの時刻は"
+    "このタイムゾーンで読みます。",
+    en="🕒 Your time zone is now **{zone}** (local time {now}); I'll read the times of new "
+    "reminders in it.",
+)
+TIMEZONE_SHOWN = Text(
+    ja="🕒 あなたのタイムゾーンは **{zone}** です（いま {now}）。`/timezone set` で変更できます。",
+    en="🕒 Your time zone is **{zone}** (local time {now}). Change it with `/timezone set`.",
+)

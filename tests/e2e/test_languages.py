@@ -335,3 +335,26 @@ async def test_the_buttons_under_an_english_reminder_speak_english_to_an_english
     assert refused == replies.NOT_REMINDER_OWNER("en")
     assert told["content"] == replies.MARKED_DONE("en")
     assert stamped is not None and stamped["embeds"][0]["footer"]["text"].endswith("✅ Done")
+
+
+@pytest.mark.parametrize(
+    ("locale", "says"),
+    [
+        ("en-US", ["🕒 Your time zone is **Asia/Tokyo**", "You have no pending reminders"]),
+        (
+            "ja",
+            ["🕒 あなたのタイムゾーンは **Asia/Tokyo** です", "予定しているリマインドはありません"],
+        ),
+    ],
+)
+async def test_slash_commands_answer_in_the_members_discord_language(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, locale: str, says: list[str]
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, DEV_GUILD_ID=GUILD_ID):
+        with discord_in(fake, locale):
+            answers_given = []
+            for command in ("timezone show", "remind list"):
+                record = await fake.invoke_slash(command, user_id=HANA_ID)
+                answers_given.append((await record.wait_response())["data"]["content"])
+
+    assert [a.startswith(s) for a, s in zip(answers_given, says, strict=True)] == [True, True]

@@ -154,9 +154,9 @@ NO_PENDING_REMINDERS = Text(
 )
 YOUR_REMINDERS = Text(ja="⏰ あなたのリマインド（{count}）", en="⏰ Your reminders ({count})")
 REMINDERS_FOOTER = Text(
-    ja="{zone} ・ /timezone set で変更", en="{zone} ・ change with /timezone set"
+    ja="{zone} ・ /timezone set で変更", en="{zone} · change with /timezone set"
 )
-SOONEST_ONLY = Text(ja="近い順に{count}件まで ・ ", en="the {count} soonest ・ ")
+SOONEST_ONLY = Text(ja="近い順に{count}件まで ・ ", en="the {count} soonest · ")
 UNKNOWN_TIMEZONE = Text(
     ja="⚠️ 「{name}」というタイムゾーンは見つかりません。Asia/Tokyo のような名前を候補から"
     "選んでください。",

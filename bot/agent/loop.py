@@ -90,7 +90,9 @@ class Agent:
         if shared is not None and not shared.empty:
             history = await self.store.context(request.conversation_key)
             reading = Reading.of(self.settings, model, self.llm.supports_vision(model))
-            state.images, warnings = await attach(message, shared, history, reading)
+            state.images, warnings = await attach(
+                message, shared, history, reading, request.language
+            )
             if warnings:
                 yield ev.Notice("\n".join(warnings))
         await self.store.append(request.conversation_key, message)

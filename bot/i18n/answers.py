@@ -222,3 +222,58 @@ THREAD_REFUSED = Text(
     "ください。",
     en="I couldn't open a thread: check that I may create public threads in this channel.",
 )
+
+# -- what a member shared that could not be read -------------------------------------------------
+
+FILES_SKIPPED = Text(
+    ja="添付は1回に{limit}件まで読みます。{skipped}件は読みませんでした。別のメッセージで送ってください。",
+    en="I read at most {limit} files per message, so I skipped {skipped}: send them in another "
+    "message.",
+)
+IMAGE_FORMAT = Text(
+    ja="{name} の画像形式は読めません。PNG・JPEG・GIF・WebPで送ってください。",
+    en="I can't read the image format of {name}: send PNG, JPEG, GIF or WebP.",
+)
+NOT_TEXT_OR_IMAGE = Text(
+    ja="{name} はテキストでも画像でもないので読めません。必要な部分を貼り付けてください。",
+    en="{name} is neither text nor an image, so I can't read it: paste the part that matters.",
+)
+FILE_TOO_LARGE = Text(
+    ja="{name} は大きすぎて読めません（{size}、上限 {limit}）。必要な部分だけ送ってください。",
+    en="{name} is too large for me ({size}; the limit is {limit}): send the part that matters.",
+)
+DOWNLOAD_FAILED = Text(
+    ja="{name} をダウンロードできませんでした。もう一度送ってください。",
+    en="I couldn't download {name}; please send it again.",
+)
+IMAGE_STILL_TOO_LARGE = Text(
+    ja="{name} は縮めても大きすぎて送れませんでした。小さめの画像でお願いします。",
+    en="{name} stays too large even scaled down: send a smaller picture or a screenshot of the "
+    "part that matters.",
+)
+TOO_MANY_PIXELS = Text(
+    ja="{name} は画素数が多すぎて読めません（{size}上限 {limit} メガピクセル）。縮小した画像か、"
+    "必要な部分のスクリーンショットを送ってください。",
+    en="{name} has too many pixels for me ({size}the limit is {limit} megapixels): send a "
+    "smaller copy or a screenshot of the part that matters.",
+)
+NO_VISION = Text(
+    ja="今のモデル（{model}）は画像を見られないので {names} は読んでいません。管理者は /model で"
+    "画像に対応したモデルを選べます。",
+    en="The current model ({model}) can't see images, so I didn't look at {names}; an admin can "
+    "pick a vision model with /model.",
+)
+REPLY_DELETED = Text(
+    ja="返信先のメッセージは削除されていて読めませんでした。",
+    en="The message you replied to has been deleted, so I couldn't read it.",
+)
+REPLY_NO_ACCESS = Text(
+    ja="返信先のメッセージを読む権限がありません。管理者にそのチャンネルの「メッセージ履歴を読む」"
+    "権限を頼んでください。",
+    en="I'm not allowed to read the message you replied to: ask an admin to give me Read "
+    "Message History there.",
+)
+REPLY_UNAVAILABLE = Text(
+    ja="返信先のメッセージを取得できませんでした。少ししてからもう一度お試しください。",
+    en="Discord didn't give me the message you replied to; try again in a moment.",
+)

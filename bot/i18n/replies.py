@@ -173,3 +173,26 @@ TIMEZONE_SHOWN = Text(
     ja="🕒 あなたのタイムゾーンは **{zone}** です（いま {now}）。`/timezone set` で変更できます。",
     en="🕒 Your time zone is **{zone}** (local time {now}). Change it with `/timezone set`.",
 )
+
+# -- /model ----------------------------------------------------------------------------------------
+
+MODEL_REFUSAL = Text(
+    ja="モデルを切り替えられるのはサーバー管理の権限がある人だけです。",
+    en="Only members with Manage Server (or Administrator) can switch the model.",
+)
+MODEL_NEEDS_SERVER = Text(
+    ja="モデルはサーバーごとに選びます。サーバーのチャンネルで使ってください。",
+    en="The model is chosen per server: use /model in one of its channels.",
+)
+SEES_IMAGES = Text(ja="`{model}`（画像も読めます）", en="`{model}` (sees images)")
+NO_IMAGES = Text(ja="`{model}`（画像は読めません）", en="`{model}` (no images)")
+MODEL_SWITCHED = Text(
+    ja="次の回答から {model} を使います。", en="From the next answer on, Otomo uses {model} here."
+)
+CURRENT_MODEL = Text(ja="今のモデル: {model}", en="Current model: {model}")
+MODEL_CHOICES = Text(ja="選べるモデル（`/model name:…`）:", en="Choices (`/model name:…`):")
+DEFAULT_MODEL = Text(ja="（既定）", en=" (default)")
+MORE_MODELS = Text(
+    ja="-# ほかのモデルは運営者が `.env` の `LLM_MODELS` に追加します。",
+    en="-# An operator offers more models with `LLM_MODELS` in `.env`.",
+)

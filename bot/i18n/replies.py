@@ -196,3 +196,25 @@ MORE_MODELS = Text(
     ja="-# ほかのモデルは運営者が `.env` の `LLM_MODELS` に追加します。",
     en="-# An operator offers more models with `LLM_MODELS` in `.env`.",
 )
+
+# -- /tools list -----------------------------------------------------------------------------------
+
+TOOL_DISABLED = Text(ja="⛔ 無効（管理者が停止）", en="⛔ disabled by an admin")
+TOOL_AVAILABLE = Text(ja="✅ 利用可", en="✅ available")
+TOOL_UNAVAILABLE = Text(ja="⚠️ 利用不可 — {why}", en="⚠️ unavailable — {why}")
+NO_TOOLS_LISTED = Text(
+    ja="外部ツールはありません。プラグインはツールAPI（TOOLS_API_PORT）で登録し、MCPサーバーは"
+    "MCP_SERVERS_FILE から読み込みます。",
+    en="No external tools: plugins register over the tools API (TOOLS_API_PORT) and MCP "
+    "servers come from MCP_SERVERS_FILE.",
+)
+EXTERNAL_TOOLS = Text(ja="🧩 外部ツール", en="🧩 External tools")
+CHOOSE_TOOL = Text(ja="無効化・有効化するツール", en="Disable or enable a tool")
+ENABLE_TOOL = Text(ja="{name} を有効にする", en="Enable {name}")
+DISABLE_TOOL = Text(ja="{name} を無効にする", en="Disable {name}")
+TOOL_TURNED_OFF = Text(ja="`{name}` を無効にしました。", en="Disabled `{name}`.")
+TOOL_TURNED_ON = Text(ja="`{name}` を有効にしました。", en="Enabled `{name}`.")
+TOOLS_ADMINS_ONLY = Text(
+    ja="外部ツールの一覧は管理者（サーバー管理権限）だけが見られます。",
+    en="Only admins (Manage Server) can list external tools.",
+)

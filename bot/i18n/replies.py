@@ -218,3 +218,33 @@ TOOLS_ADMINS_ONLY = Text(
     ja="外部ツールの一覧は管理者（サーバー管理権限）だけが見られます。",
     en="Only admins (Manage Server) can list external tools.",
 )
+
+# -- /kb -------------------------------------------------------------------------------------------
+
+KB_NO_FILES = Text(
+    ja="ファイルはありません{where}。/kb new で作れます。",
+    en="No files{where}; create one with /kb new.",
+)
+KB_LIST = Text(
+    ja="📚 **ナレッジベース**{where}: {count} ファイル, {size} — {page}/{pages}",
+    en="📚 **Knowledge base**{where}: {count} files, {size} — {page}/{pages}",
+)
+KB_NEXT_PAGE = Text(ja="次のページ: `{command}`", en="Next page: `{command}`")
+KB_ATTACHED = Text(ja="{header}\nファイルで送ります。", en="{header}\nAttached as a file.")
+KB_NO_CHANGES = Text(ja="まだ変更の記録はありません。", en="No changes recorded yet.")
+KB_CHANGES = Text(ja="🕘 **変更履歴**（{zone}）", en="🕘 **Changes** ({zone})")
+KB_TOO_LONG_FOR_FORM = Text(
+    ja="`{source}` は {length} 文字あり、フォームに入る {limit} 文字を超えています。添付の今の"
+    "ファイルを編集して、`/kb edit path:{path} file:<ファイル>` でアップロードしてください。",
+    en="`{source}` has {length} characters, more than a form holds ({limit}). Edit the "
+    "attached copy and upload it with `/kb edit path:{path} file:<attachment>`.",
+)
+KB_EDIT_TITLE = Text(ja="編集: {path}", en="Edit: {path}")
+KB_NEW_TITLE = Text(ja="新規: {path}", en="New: {path}")
+KB_KEPT = Text(
+    ja="削除をやめました。`{source}` はそのままです。", en="Cancelled: `{source}` was kept."
+)
+KB_DELETE = Text(
+    ja="⚠️ `{source}`（{size}）を削除しますか？ 取り消せません。",
+    en="⚠️ Delete `{source}` ({size})? This cannot be undone.",
+)

@@ -251,7 +251,7 @@ async def test_an_edit_in_the_form_reaches_the_next_answer_and_the_history(
     line = history["content"].splitlines()[1]
     assert "✏️ 編集 / edited `knowledge_base/rules.md` — Kenji" in line
     assert f"({len(RULES.encode()):,} B → {len(edited.encode()):,} B)" in line
-    assert "(Asia/Tokyo)" in history["content"].splitlines()[0]
+    assert "（Asia/Tokyo）" in history["content"].splitlines()[0]
     assert history["allowed_mentions"]["parse"] == []
 
 
@@ -290,7 +290,7 @@ async def test_a_file_too_long_for_the_form_is_replaced_by_an_uploaded_attachmen
         found = otomo.app.core.deps.knowledge.search("ブースト特典", 1)
 
     assert response["type"] == 4 and _is_ephemeral(advice)
-    assert "`/kb edit path:guide.md file:<attachment>`" in advice["content"]
+    assert "`/kb edit path:guide.md file:<ファイル>`" in advice["content"]
     original = record.original_message()
     assert original is not None and [a["filename"] for a in original["attachments"]] == ["guide.md"]
     assert fake.attachment_data(int(original["id"]))["guide.md"].decode() == long_text
@@ -323,7 +323,7 @@ async def test_show_lists_new_and_delete_with_confirmation(
     assert template == "# boost\n\n"
     assert created["content"].startswith("🆕 `knowledge_base/guides/boost.md` を作りました")
     assert "`knowledge_base/guides/boost.md`" in listing["content"]
-    assert "2 ファイル / files" in listing["content"]
+    assert "2 ファイル, " in listing["content"]
     assert _is_ephemeral(question["data"]) and "削除しますか" in question["data"]["content"]
     assert done["content"].startswith("🗑️ `knowledge_base/rules.md` を削除しました")
     assert done["components"] == []

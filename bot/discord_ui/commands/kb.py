@@ -35,6 +35,7 @@ from bot.discord_ui.commands.kb_replies import (
 )
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import language_of_locale, replies
 from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import (
     describe_change,
@@ -116,26 +117,28 @@ class KnowledgeCommands(commands.Cog):
     ) -> None:
         """List the knowledge-base files with their sizes, a page at a time."""
         files = await self.editor.list_files(folder or "")
+        language = language_of_locale(interaction.locale)
         where = f" `{clip(folder, 100)}`" if folder else ""
         if not files:
-            await say(
-                interaction,
-                f"ファイルはありません{where}。/kb new で作れます。/ No files"
-                f"{where}; create one with /kb new.",
-            )
+            await say(interaction, replies.KB_NO_FILES(language, where=where))
             return
         pages = math.ceil(len(files) / LIST_PAGE_SIZE)
         page = min(page, pages)
         shown = files[(page - 1) * LIST_PAGE_SIZE : page * LIST_PAGE_SIZE]
         total = sum(f.size for f in files)
-        header = (
-            f"📚 **ナレッジベース / Knowledge base**{where}: {len(files)} ファイル / files, "
-            f"{format_size(total)} — {page}/{pages}"
+        header = replies.KB_LIST(
+            language,
+            where=where,
+            count=len(files),
+            size=format_size(total),
+            page=page,
+            pages=pages,
         )
         lines = [clip(describe_file(f), 95) for f in shown]
         if page < pages:
             option = f" folder:{folder}" if folder else ""
-            lines.append(f"次のページ / Next page: `/kb list{option} page:{page + 1}`")
+            command = f"/kb list{option} page:{page + 1}"
+            lines.append(replies.KB_NEXT_PAGE(language, command=command))
         await say(interaction, fit(lines, header))
 
     @kb.command(name="show", description="Show a file")
@@ -150,7 +153,7 @@ class KnowledgeCommands(commands.Cog):
             return
         await say(
             interaction,
-            f"{header}\nファイルで送ります。/ Attached as a file.",
+            replies.KB_ATTACHED(language_of_locale(interaction.locale), header=header),
             file=as_file(content.text, content.path),
         )
 
@@ -164,12 +167,13 @@ class KnowledgeCommands(commands.Cog):
     ) -> None:
         """Who changed which file when (in my time zone), and how the size changed."""
         entries = await self.editor.history(path or None, count)
+        language = language_of_locale(interaction.locale)
         if not entries:
-            await say(interaction, "まだ変更の記録はありません。/ No changes recorded yet.")
+            await say(interaction, replies.KB_NO_CHANGES(language))
             return
         tz = await self.preferences.timezone(interaction.user.id)
         lines = [describe_change(e, self.editor.source_of(e.path), tz) for e in entries]
-        await say(interaction, fit(lines, f"🕘 **変更履歴 / Changes** ({tz.key})"))
+        await say(interaction, fit(lines, replies.KB_CHANGES(language, zone=tz.key)))
 
     # -- writing ------------------------------------------------------------------------
 
@@ -194,12 +198,13 @@ class KnowledgeCommands(commands.Cog):
         if length > MODAL_TEXT_CHARS:
             await say(
                 interaction,
-                f"`{content.source}` は {length:,} 文字あり、フォームに入る "
-                f"{MODAL_TEXT_CHARS:,} 文字を超えています。添付の今のファイルを編集して、"
-                f"`/kb edit path:{content.path} file:<ファイル>` でアップロードしてください。/ "
-                f"`{content.source}` has {length:,} characters, more than a form holds "
-                f"({MODAL_TEXT_CHARS:,}). Edit the attached copy and upload it with "
-                f"`/kb edit path:{content.path} file:<attachment>`.",
+                replies.KB_TOO_LONG_FOR_FORM(
+                    language_of_locale(interaction.locale),
+                    source=content.source,
+                    length=f"{length:,}",
+                    limit=f"{MODAL_TEXT_CHARS:,}",
+                    path=content.path,
+                ),
                 file=as_file(content.text, content.path),
             )
             return
@@ -212,7 +217,9 @@ class KnowledgeCommands(commands.Cog):
 
         await interaction.response.send_modal(
             TextModal(
-                title=f"編集 / Edit: {content.path}",
+                title=replies.KB_EDIT_TITLE(
+                    language_of_locale(interaction.locale), path=content.path
+                ),
                 source=content.source,
                 default=content.text,
                 submit=lambda submitted, text: self._write(submitted, text, write, content.path),
@@ -240,7 +247,7 @@ class KnowledgeCommands(commands.Cog):
         title = PurePosixPath(relative).stem.replace("-", " ").replace("_", " ")
         await interaction.response.send_modal(
             TextModal(
-                title=f"新規 / New: {relative}",
+                title=replies.KB_NEW_TITLE(language_of_locale(interaction.locale), path=relative),
                 source=self.editor.source_of(relative),
                 default=f"# {title}\n\n",
                 submit=lambda submitted, text: self._write(submitted, text, write, relative),
@@ -251,18 +258,19 @@ class KnowledgeCommands(commands.Cog):
     @app_commands.describe(path="e.g. faq.md")
     async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Delete a file after a confirmation."""
+        language = language_of_locale(interaction.locale)
         content = await self.editor.read(path)
         confirmation = DeleteConfirmation(
             kind="kbdel",
             user_id=interaction.user.id,
             delete=file_deletion(self.editor, content, self.editor_of),
-            kept=f"削除をやめました。/ Cancelled: `{content.source}` was kept.",
+            kept=replies.KB_KEPT(language, source=content.source),
             slow=True,
+            language=language,
         )
         await confirmation.ask(
             interaction,
-            f"⚠️ `{content.source}`（{format_size(content.size)}）を削除しますか？ 取り消せません。"
-            f"/ Delete `{content.source}` ({format_size(content.size)})? This cannot be undone.",
+            replies.KB_DELETE(language, source=content.source, size=format_size(content.size)),
         )
 
     @kb.command(name="reload", description="Re-read the files from disk")

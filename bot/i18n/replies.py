@@ -248,3 +248,24 @@ KB_DELETE = Text(
     ja="⚠️ `{source}`（{size}）を削除しますか？ 取り消せません。",
     en="⚠️ Delete `{source}` ({size})? This cannot be undone.",
 )
+KB_REFUSAL = Text(
+    ja="ナレッジベースを編集できるのは「サーバー管理」権限か、ナレッジベース管理ロールを持つ"
+    "メンバーだけです。",
+    en="Only members with Manage Server or a knowledge-base admin role (KB_ADMIN_ROLE_IDS) can "
+    "use /kb.",
+)
+KB_TEXT_LABEL = Text(ja="本文（Markdown）", en="Text (markdown)")
+KB_FILE_DELETED = Text(
+    ja="🗑️ `{source}` を削除しました。/kb history に記録されています。",
+    en="🗑️ Deleted `{source}`; /kb history keeps the record.",
+)
+KB_CREATED = Text(
+    ja="🆕 `{source}` を作りました（{size}）。次の質問から使われます。",
+    en="🆕 Created `{source}` ({size}); answers use it from the next question.",
+)
+KB_SAVED = Text(
+    ja="✅ `{source}` を保存しました（{sizes}）。次の質問から使われます。",
+    en="✅ Saved `{source}` ({sizes}); answers use it from the next question.",
+)
+KB_MORE = Text(ja="\n…ほか {count} 件", en="\n…{count} more")
+KB_TEXT_ATTACHED = Text(ja="書いた本文を添付します。", en="Your text is attached.")

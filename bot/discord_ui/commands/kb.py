@@ -19,11 +19,11 @@ from discord.ext import commands
 from bot.discord_ui.commands.choices import suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.kb_forms import (
-    FAILED,
     MODAL_TEXT_CHARS,
-    REFUSAL,
     TextModal,
+    failed,
     file_deletion,
+    refusal,
 )
 from bot.discord_ui.commands.kb_replies import (
     Write,
@@ -80,7 +80,7 @@ class KnowledgeCommands(commands.Cog):
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Every /kb command: admins only; others get an ephemeral refusal."""
         if self.editor_of(interaction) is None:
-            await say(interaction, REFUSAL)
+            await say(interaction, refusal(interaction))
             return False
         return True
 
@@ -95,7 +95,7 @@ class KnowledgeCommands(commands.Cog):
             await say(interaction, f"⚠️ {original}")
             return
         log.error("/kb command failed", exc_info=original)
-        await say(interaction, FAILED)
+        await say(interaction, failed(interaction))
 
     def _editor(self, interaction: discord.Interaction[Any]) -> Editor:
         editor = self.editor_of(interaction)
@@ -139,7 +139,7 @@ class KnowledgeCommands(commands.Cog):
             option = f" folder:{folder}" if folder else ""
             command = f"/kb list{option} page:{page + 1}"
             lines.append(replies.KB_NEXT_PAGE(language, command=command))
-        await say(interaction, fit(lines, header))
+        await say(interaction, fit(lines, header, language))
 
     @kb.command(name="show", description="Show a file")
     @app_commands.describe(path="e.g. faq.md, guides/rules.md")
@@ -173,7 +173,7 @@ class KnowledgeCommands(commands.Cog):
             return
         tz = await self.preferences.timezone(interaction.user.id)
         lines = [describe_change(e, self.editor.source_of(e.path), tz) for e in entries]
-        await say(interaction, fit(lines, replies.KB_CHANGES(language, zone=tz.key)))
+        await say(interaction, fit(lines, replies.KB_CHANGES(language, zone=tz.key), language))
 
     # -- writing ------------------------------------------------------------------------
 
@@ -223,6 +223,7 @@ class KnowledgeCommands(commands.Cog):
                 source=content.source,
                 default=content.text,
                 submit=lambda submitted, text: self._write(submitted, text, write, content.path),
+                language=language_of_locale(interaction.locale),
             )
         )
 
@@ -251,6 +252,7 @@ class KnowledgeCommands(commands.Cog):
                 source=self.editor.source_of(relative),
                 default=f"# {title}\n\n",
                 submit=lambda submitted, text: self._write(submitted, text, write, relative),
+                language=language_of_locale(interaction.locale),
             )
         )
 

@@ -269,3 +269,16 @@ KB_SAVED = Text(
 )
 KB_MORE = Text(ja="\n…ほか {count} 件", en="\n…{count} more")
 KB_TEXT_ATTACHED = Text(ja="書いた本文を添付します。", en="Your text is attached.")
+KB_CREATED_ACTION = Text(ja="🆕 作成", en="🆕 created")
+KB_EDITED_ACTION = Text(ja="✏️ 編集", en="✏️ edited")
+KB_DELETED_ACTION = Text(ja="🗑️ 削除", en="🗑️ deleted")
+KB_WEB_SEARCH_ACTION = Text(ja="🔎 Web検索", en="🔎 web search")
+KB_RELOADED = Text(
+    ja="🔄 再読み込みしました: 追加 {added}、更新 {updated}、削除 {removed}（{seconds} 秒）。",
+    en="🔄 Reloaded: {added} added, {updated} updated, {removed} removed ({seconds} s).",
+)
+KB_NOTHING_CHANGED = Text(ja="変更はありませんでした。", en="Nothing had changed.")
+KB_ADDED = Text(ja="追加", en="Added")
+KB_UPDATED = Text(ja="更新", en="Updated")
+KB_REMOVED = Text(ja="削除", en="Removed")
+KB_LEFT_OUT = Text(ja="⚠️ 大きすぎるか読めないため除外", en="⚠️ Left out (too large or unreadable)")

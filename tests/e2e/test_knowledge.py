@@ -249,7 +249,7 @@ async def test_an_edit_in_the_form_reaches_the_next_answer_and_the_history(
     assert saved["content"].startswith("✅ `knowledge_base/rules.md` を保存しました")
     assert "一度目は口頭注意" in _system(llm.last_request)
     line = history["content"].splitlines()[1]
-    assert "✏️ 編集 / edited `knowledge_base/rules.md` — Kenji" in line
+    assert "✏️ 編集 `knowledge_base/rules.md` — Kenji" in line
     assert f"({len(RULES.encode()):,} B → {len(edited.encode()):,} B)" in line
     assert "（Asia/Tokyo）" in history["content"].splitlines()[0]
     assert history["allowed_mentions"]["parse"] == []
@@ -329,7 +329,7 @@ async def test_show_lists_new_and_delete_with_confirmation(
     assert done["components"] == []
     assert not (root / "rules.md").exists()
     assert "rules.md" not in otomo.app.core.deps.knowledge.paths()
-    assert "🗑️ 削除 / deleted `knowledge_base/rules.md`" in history["content"]
+    assert "🗑️ 削除 `knowledge_base/rules.md`" in history["content"]
 
 
 async def test_reload_reports_files_changed_outside_discord(
@@ -349,8 +349,8 @@ async def test_reload_reports_files_changed_outside_discord(
     assert response["type"] == DEFERRED  # acknowledged first: tokenising may take a while
     assert response["data"]["flags"] & EPHEMERAL
     assert report["content"].startswith("🔄 再読み込みしました: 追加 1、更新 0、削除 0")
-    assert "追加 / added: `events.md`" in report["content"]
-    assert "Nothing had changed" in again["content"]
+    assert "追加: `events.md`" in report["content"]
+    assert "変更はありませんでした" in again["content"]
     assert found and found[0].path == "events.md"
 
 

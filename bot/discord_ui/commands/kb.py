@@ -172,7 +172,7 @@ class KnowledgeCommands(commands.Cog):
             await say(interaction, replies.KB_NO_CHANGES(language))
             return
         tz = await self.preferences.timezone(interaction.user.id)
-        lines = [describe_change(e, self.editor.source_of(e.path), tz) for e in entries]
+        lines = [describe_change(e, self.editor.source_of(e.path), tz, language) for e in entries]
         await say(interaction, fit(lines, replies.KB_CHANGES(language, zone=tz.key), language))
 
     # -- writing ------------------------------------------------------------------------
@@ -281,7 +281,7 @@ class KnowledgeCommands(commands.Cog):
         # Tokenising many changed files can take longer than Discord's 3-second deadline.
         await interaction.response.defer(ephemeral=True, thinking=True)
         report = await self.editor.reload()
-        await say(interaction, describe_refresh(report))
+        await say(interaction, describe_refresh(report, language_of_locale(interaction.locale)))
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ HELP_JA = """**Otomo（お供）でできること**
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
 • ⏹️ 回答中は **停止** ボタンで止められます。
 • 🧠 `/otomo memory` で覚えている会話を確認、`/otomo forget` で削除できます。
+• 🧵 `/otomo thread` でスレッドを作ると、その中ではメンションなしで話しかけられます。
 """
 
 HELP_EN = """**What Otomo can do**
@@ -46,6 +47,7 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
   Review or revoke your always-allow grants with `/tools allowed`.
 • ⏹️ Press **Stop** to interrupt an answer.
 • 🧠 `/otomo memory` shows what I keep of our conversation; `/otomo forget` deletes it.
+• 🧵 `/otomo thread` opens a thread where you talk with me without mentioning me.
 """
 
 WEB_SEARCH_OFF_JA = (

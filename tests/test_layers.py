@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.members",),
     ("bot.search",),
     ("bot.settings",),
+    ("bot.i18n",),
     ("bot.text",),
     ("bot.runtime",),
     ("bot.storage",),
@@ -53,7 +54,14 @@ AGENT_LOOP = (
 # Below the Discord layer nothing knows Discord (so it runs in the console and in tests).
 DISCORD_FREE = tuple(p for layer in LAYERS[3:] for p in layer) + APART
 # SQL lives in storage and the services; the Discord layer speaks to services only.
-SQL_FREE = ("bot.discord_ui", "bot.handlers", "bot.search", "bot.text", "bot.settings")
+SQL_FREE = (
+    "bot.discord_ui",
+    "bot.handlers",
+    "bot.search",
+    "bot.text",
+    "bot.settings",
+    "bot.i18n",
+)
 
 
 def _module_name(path: Path) -> str:

@@ -14,6 +14,7 @@ from bot.agent import planning
 from bot.agent.conversation import messages as m
 from bot.agent.llm.client import TIME_LIMIT, Turn
 from bot.agent.runs import RunState, StopReason, stop_reason
+from bot.i18n import Language, answers
 from bot.settings import Settings
 
 # What the model reads after an answer that was stopped, by who stopped it.
@@ -38,34 +39,22 @@ def stopped(state: RunState) -> tuple[ev.DoneReason, m.NoticeMessage]:
     return reason, m.NoticeMessage(text=_STOPPED[why])
 
 
-def cut(turn: Turn, settings: Settings) -> Ending:
+def cut(turn: Turn, settings: Settings, language: Language) -> Ending:
     """An answer cut off at the length limit or at the end of its round."""
     if turn.finish_reason == TIME_LIMIT:
         seconds = f"{settings.llm_round_seconds:g}"
-        said = (
-            f"✂️ 答えに{seconds}秒以上かかったので、ここで切りました。もう少し具体的に聞き直して"
-            f"ください。/ This answer took over {seconds} s, so I cut it off here: ask again, "
-            "more specifically."
-        )
+        said = answers.CUT_BY_TIME(language, seconds=seconds)
         why = f"it took longer than LLM_ROUND_SECONDS ({seconds} s)"
     else:
-        said = (
-            "✂️ 答えが長すぎて、ここで切れています。続きが必要なら「続けて」と言ってください。"
-            "/ This answer hit the length limit and is cut off here: say “continue” for the "
-            "rest, or ask for a shorter answer."
-        )
+        said = answers.CUT_BY_LENGTH(language)
         why = f"it reached the length limit (LLM_MAX_TOKENS, {settings.llm_max_tokens})"
     return Ending(said, m.NoticeMessage(text=f"The previous answer was cut off because {why}."))
 
 
-def out_of_steps(steps: int) -> Ending:
-    """A run that reached AGENT_MAX_STEPS without a final answer (both read the same)."""
-    counted = "1 step" if steps == 1 else f"{steps} steps"
-    text = (
-        f"I stopped after {counted} without a final answer. "
-        "Ask again more specifically, or split the request."
-    )
-    return Ending(text, m.NoticeMessage(text=text))
+def out_of_steps(steps: int, language: Language) -> Ending:
+    """A run that reached AGENT_MAX_STEPS without a final answer (the model reads English)."""
+    said = answers.OUT_OF_ONE_STEP if steps == 1 else answers.OUT_OF_STEPS
+    return Ending(said(language, steps=steps), m.NoticeMessage(text=said("en", steps=steps)))
 
 
 def rounds_of_turn(history: list[m.Message]) -> int:

@@ -24,6 +24,7 @@ from bot.agent.recovery import Recovery
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
+from bot.i18n import answers
 from bot.runtime.clock import Clock
 from bot.settings import Settings
 from bot.storage.agent import ApprovalRequest
@@ -89,7 +90,9 @@ class Agent:
         if shared is not None and not shared.empty:
             history = await self.store.context(request.conversation_key)
             reading = Reading.of(self.settings, model, self.llm.supports_vision(model))
-            state.images, warnings = await attach(message, shared, history, reading)
+            state.images, warnings = await attach(
+                message, shared, history, reading, request.language
+            )
             if warnings:
                 yield ev.Notice("\n".join(warnings))
         await self.store.append(request.conversation_key, message)
@@ -115,7 +118,7 @@ class Agent:
             else await self.approvals.get(approval)
         )
         if row is None:
-            yield ev.Failed("That request no longer exists.", "unknown_approval")
+            yield ev.Failed(answers.UNKNOWN_APPROVAL("en"), "unknown_approval")
             return
         if row.status == Status.PENDING or await self.approvals.batch_waits(row):
             return  # undecided, or asked together with calls still undecided
@@ -158,7 +161,9 @@ class Agent:
                 yield ev.Done(state.last_text, end, state.usage)
                 return
             if state.steps >= self.settings.agent_max_steps:
-                yield await self._end_early(state, endings.out_of_steps(state.steps))
+                yield await self._end_early(
+                    state, endings.out_of_steps(state.steps, state.request.language)
+                )
                 yield ev.Done(state.last_text, "max_steps", state.usage)
                 return
             planning_round = plan and state.steps == 0
@@ -170,7 +175,7 @@ class Agent:
                     else:
                         yield item
             except LLMFailure as failure:
-                yield ev.Failed(failure.sentence, failure.kind)
+                yield ev.Failed(failure.in_language(state.request.language), failure.kind)
                 return
             except Stopped:
                 yield ev.Done(state.last_text, endings.stopped(state)[0], state.usage)
@@ -179,7 +184,9 @@ class Agent:
             state.steps += 1
             yield ev.RoundEnd(state.steps)
             if turn.cut:
-                yield await self._end_early(state, endings.cut(turn, self.settings))
+                yield await self._end_early(
+                    state, endings.cut(turn, self.settings, state.request.language)
+                )
                 yield ev.Done(state.last_text, "cut", state.usage)
                 return
             if planning_round:
@@ -293,6 +300,7 @@ class Agent:
             origin_message_id=request.origin_message_id,
             conversation_key=request.conversation_key,
             is_admin=request.is_admin,
+            language=request.language,
             deps=self.deps,
         )
 

@@ -11,10 +11,10 @@ from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
-from bot.agent.conversation.history import conversation_key
+from bot.agent.conversation.history import conversation_key, shared_conversation_key
 from bot.agent.llm.client import Usage
+from bot.i18n import Language
 from bot.storage.agent import ApprovalRequest
-from bot.text.language import Language
 
 T = TypeVar("T")
 
@@ -57,8 +57,10 @@ class RunRequest:
     timezone: ZoneInfo
     origin_message_id: int | None = None
     is_admin: bool = False
-    # The language the member wrote in: what they read on cards ("ja" or "en").
+    # The language the member wrote in: the run's sentences (failures, notices) use it.
     language: Language = "ja"
+    # Set in a thread the bot opened: the thread is one conversation, its members speakers.
+    shared: bool = False
 
     @classmethod
     def for_message(
@@ -73,6 +75,7 @@ class RunRequest:
         origin_message_id: int | None = None,
         is_admin: bool = False,
         language: Language = "ja",
+        shared: bool = False,
     ) -> RunRequest:
         """The request of a member's message (a mention or a console line), in the member's
         conversation in that channel."""
@@ -81,12 +84,17 @@ class RunRequest:
             user_name=user_name,
             channel_id=channel_id,
             guild_id=guild_id,
-            conversation_key=conversation_key(channel_id, user_id),
+            conversation_key=(
+                shared_conversation_key(channel_id)
+                if shared
+                else conversation_key(channel_id, user_id)
+            ),
             handler=handler,
             timezone=timezone,
             origin_message_id=origin_message_id,
             is_admin=is_admin,
             language=language,
+            shared=shared,
         )
 
     def to_json(self) -> str:

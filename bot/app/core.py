@@ -26,9 +26,10 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
-from bot.settings import Settings
+from bot.settings import ServerChoices, Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
+from bot.storage.threads import BotThreads
 
 
 @dataclass
@@ -54,6 +55,10 @@ class Core:
     # Who may do what; one set of rules for every command, button and tool.
     permissions: Permissions
     metrics: Metrics
+    # What each server chose (the language of its posts, conversations in threads).
+    servers: ServerChoices
+    # The threads the bot opened for conversations.
+    threads: BotThreads
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -165,6 +170,8 @@ async def build_core(
         models,
         Permissions.from_settings(settings),
         metrics,
+        ServerChoices(settings),
+        BotThreads(database.sessions),
         loop_watch,
         preparing,
     )

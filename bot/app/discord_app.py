@@ -23,6 +23,7 @@ from bot.app.start_failures import (
     discord_failure,
     intents_hint,
 )
+from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
@@ -72,6 +73,7 @@ class App:
             message_hooks=parts.message_hooks,
             reminder_actions=parts.reminder_actions,
             metrics=metrics,
+            threads=Threads(core.threads, core.servers, core.clock.now),
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
@@ -82,7 +84,9 @@ class App:
             **client_options,
         )
         shards = settings.shard_plan
-        sender = MeteredReminders(DiscordReminderSender(self.bot), metrics, shards, core.clock)
+        sender = MeteredReminders(
+            DiscordReminderSender(self.bot, core.servers), metrics, shards, core.clock
+        )
         self.reminders = DeliveryEngine(
             core.database.sessions,
             core.clock,
@@ -183,7 +187,7 @@ class App:
 def discord_parts(core: Core) -> DiscordBuilder:
     """The bot's own slash commands, then every feature's Discord part."""
     settings = core.settings
-    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions)
+    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions, core.servers)
     parts.add_commands(
         lambda client: CoreCommands(
             client,

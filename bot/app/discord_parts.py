@@ -14,6 +14,7 @@ from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.i18n import Language
 from bot.weather import DailyWeatherReport, schedule_daily_weather
 from bot.weather.daily import DAILY_WEATHER_JOB_ID
 
@@ -36,8 +37,11 @@ def weather(app: DiscordBuilder, deps: Deps) -> None:
             assert channel is not None
             await poster.post_weather(channel, report)
 
+        async def language() -> Language:
+            return await app.servers.post_language(poster.guild_of(channel) if channel else None)
+
         # Called even when unconfigured: it warns about a channel without a time, or the reverse.
-        schedule_daily_weather(scheduler, post, settings, app.clock, deps.weather)
+        schedule_daily_weather(scheduler, post, settings, app.clock, deps.weather, language)
 
     app.add_scheduled_post(DAILY_WEATHER_JOB_ID, schedule)
 
@@ -59,8 +63,13 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
         async def post(tip: Tip) -> None:
             await poster.post_tip(channel, tip)
 
+        async def language() -> Language:
+            return await app.servers.post_language(poster.guild_of(channel))
+
         # The tip's topics and history are those of the channel's server.
-        schedule_tips(scheduler, deps.tips, post, app.settings, lambda: poster.guild_of(channel))
+        schedule_tips(
+            scheduler, deps.tips, post, app.settings, lambda: poster.guild_of(channel), language
+        )
 
     app.add_scheduled_post(TIPS_JOB_ID, schedule)
 

@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
+from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import post_scheduled
 from bot.settings import Settings
@@ -68,6 +69,17 @@ TIP_WRITER_RULES = (
     "- 確かな事実だけ。自信がなければ、その話題に関係するよく知られた事実を選ぶ。\n"
     "- 見出し・前置き・ハッシュタグ・メンションは書かず、本文だけを返す。"
 )
+# For a server whose posts are in English: the same rules, the tip written in English.
+TIP_WRITER_RULES_EN = TIP_WRITER_RULES.replace(
+    "- 日本語で1〜3文、150文字以内。", "- Write in English: 1-3 sentences, at most 300 characters."
+)
+# The language of the post, asked each time (the server's choice may change).
+PostLanguage = Callable[[], Awaitable[Language]]
+
+
+async def _default_language() -> Language:
+    return "ja"
+
 
 Complete = Callable[[str, str], Awaitable[str]]
 
@@ -78,10 +90,11 @@ class Tip:
 
     topic: str
     text: str
+    language: Language = "ja"
 
     def as_text(self) -> str:
         """The tip as a Discord message."""
-        return f"💡 **どうでもいいTips**（{self.topic}）\n{self.text}"
+        return f"{posts.TIP_HEADER(self.language, topic=self.topic)}\n{self.text}"
 
 
 PostTip = Callable[[Tip], Awaitable[None]]
@@ -191,17 +204,22 @@ class Tips:
         fallbacks = [t for t in FALLBACK_TOPICS if t not in recent]
         return self._rng.choice(fallbacks)
 
-    async def write_tip(self, topic: str | None = None, *, guild_id: int | None) -> Tip:
+    async def write_tip(
+        self, topic: str | None = None, language: Language = "ja", *, guild_id: int | None
+    ) -> Tip:
         """Ask the model for one tip on topic (picked from the server's when None); raises what
         `complete` raises."""
         chosen = topic or await self.pick_tip_topic(guild_id=guild_id)
         persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
-        system = f"{persona}\n\n{TIP_WRITER_RULES}"
-        text = await self._complete(system, f"話題: {chosen}")
-        return Tip(chosen, clean_tip_text(text))
+        rules = TIP_WRITER_RULES if language == "ja" else TIP_WRITER_RULES_EN
+        text = await self._complete(f"{persona}\n\n{rules}", f"話題: {chosen}")
+        return Tip(chosen, clean_tip_text(text), language)
 
     async def post_scheduled_tip(
-        self, post: PostTip, guild_of: Callable[[], int | None] = lambda: None
+        self,
+        post: PostTip,
+        guild_of: Callable[[], int | None] = lambda: None,
+        language: PostLanguage = _default_language,
     ) -> Tip | None:
         """The periodic job: outside quiet hours, write and post a tip on a topic of the tips
         channel's server (guild_of), then remember its topic there."""
@@ -210,7 +228,7 @@ class Tips:
             return None
         guild_id = guild_of()
         try:
-            tip = await self.write_tip(guild_id=guild_id)
+            tip = await self.write_tip(language=await language(), guild_id=guild_id)
         except Exception as exc:  # the model may time out or be down; try at the next run
             log.warning("tips: no tip written this time: %s", exc)
             return None
@@ -256,6 +274,7 @@ def schedule_tips(
     post: PostTip,
     settings: Settings,
     guild_of: Callable[[], int | None] = lambda: None,
+    language: PostLanguage = _default_language,
 ) -> Job | None:
     """Add the Tips job every TIPS_INTERVAL_HOURS when TIPS_CHANNEL_ID is set (else nothing)."""
     if settings.tips_channel_id is None:
@@ -264,7 +283,7 @@ def schedule_tips(
     job: Job = scheduler.add_job(
         tips.post_scheduled_tip,
         IntervalTrigger(hours=settings.tips_interval_hours, timezone=settings.timezone),
-        args=[post, guild_of],
+        args=[post, guild_of, language],
         id=TIPS_JOB_ID,
         name="どうでもいいTips",
         replace_existing=True,

@@ -14,6 +14,8 @@ def bot_permissions() -> discord.Permissions:
         view_channel=True,
         send_messages=True,
         send_messages_in_threads=True,
+        # The threads a member asks for (/otomo thread, THREAD_CONVERSATIONS=answer).
+        create_public_threads=True,
         embed_links=True,
         attach_files=True,
         read_message_history=True,

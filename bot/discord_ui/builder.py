@@ -14,7 +14,7 @@ from bot.discord_ui.reminders.buttons import ReminderActions
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
-from bot.settings import Settings
+from bot.settings import ServerChoices, Settings
 
 MessageHook = Callable[[discord.Message], None]
 
@@ -35,6 +35,8 @@ class DiscordBuilder:
     clock: Clock
     preferences: UserPreferences
     permissions: Permissions
+    # What each server chose: the language of its posts, conversations in threads.
+    servers: ServerChoices
     commands: list[CogFactory] = field(default_factory=list)
     message_hooks: list[MessageHook] = field(default_factory=list)
     posts: list[ScheduledPost] = field(default_factory=list)

@@ -10,8 +10,8 @@ import discord
 
 from bot.discord_ui.cards import wording
 from bot.discord_ui.failures import failures_told
+from bot.i18n import Language
 from bot.storage.outage import DatabaseHealth
-from bot.text.language import Language
 
 APPROVAL_ACTIONS = {
     "approve": ("承認 / Approve", discord.ButtonStyle.success),

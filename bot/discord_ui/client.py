@@ -16,18 +16,21 @@ from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Conversations, Staff
 from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
+from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.application import invite_url
 from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.cards.decisions import ApprovalDesk
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
+from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
-from bot.settings import Settings
+from bot.settings import ServerChoices, Settings
 from bot.storage.outage import DatabaseHealth
+from bot.storage.threads import BotThreads
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +82,7 @@ class OtomoBot(commands.AutoShardedBot):
         reminder_actions: ReminderActions | None = None,
         metrics: Metrics | None = None,
         command_sync: CommandSync | None = None,
+        threads: Threads | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -100,6 +104,9 @@ class OtomoBot(commands.AutoShardedBot):
         self.permissions = permissions or Permissions.from_settings(settings)
         self.tasks = BackgroundTasks()
         self.runs = runs = LiveRuns()
+        self.threads = threads or Threads(
+            BotThreads(agent.sessions), ServerChoices(settings), agent.clock.now
+        )
         staff = Staff(
             settings=settings,
             agent=agent,
@@ -110,6 +117,7 @@ class OtomoBot(commands.AutoShardedBot):
             tasks=self.tasks,
             health=self.database_health,
             permissions=self.permissions,
+            threads=self.threads,
             metrics=metrics or Metrics(),
         )
         self.conversations = Conversations(staff, self)
@@ -140,6 +148,7 @@ class OtomoBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, say where to invite the bot, sync commands."""
         self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
+        await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))
         if self.application_id is not None:

@@ -9,6 +9,7 @@ import discord
 
 from bot.chat import Tip
 from bot.discord_ui.sends import classify
+from bot.i18n import posts
 from bot.text.clip import clip
 from bot.weather import DailyWeatherReport
 
@@ -44,6 +45,12 @@ class ChannelPoster:
                 f"channel {channel_id}: {failure.reason}", failure.retry_after
             ) from exc
 
+    def guild_of(self, channel_id: int) -> int | None:
+        """The server a channel belongs to (None for a DM or a channel not in the cache)."""
+        channel = self.client.get_channel(channel_id)
+        guild = getattr(channel, "guild", None)
+        return guild.id if guild is not None else None
+
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""
         embed = discord.Embed(
@@ -53,23 +60,17 @@ class ChannelPoster:
         )
         # The advice already reads "洗濯指数 72: 外干しOK"; repeating the index would be noise.
         embed.add_field(
-            name="🧺 洗濯 / Laundry",
+            name=posts.LAUNDRY(report.language),
             value=clip(report.laundry_advice, FIELD_VALUE_MAX),
             inline=False,
         )
         embed.add_field(
-            name="☂️ 傘 / Umbrella",
+            name=posts.UMBRELLA(report.language),
             value=clip(report.umbrella_advice, FIELD_VALUE_MAX),
             inline=False,
         )
         embed.set_footer(text=clip(f"{report.place} · Open-Meteo", FOOTER_MAX))
         await self.send(channel_id, embed=embed)
-
-    def guild_of(self, channel_id: int) -> int | None:
-        """The server of a channel the bot can see, None if unknown (or a DM)."""
-        channel = self.client.get_channel(channel_id)
-        guild = getattr(channel, "guild", None)
-        return guild.id if guild is not None else None
 
     async def post_tip(self, channel_id: int, tip: Tip) -> None:
         """A tip as plain text."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from bot.i18n import Language, Text, replies
 from bot.knowledge.changes import ChangeAction, ChangeEntry
 from bot.knowledge.editor import KnowledgeFile
 from bot.knowledge.results import RefreshReport
@@ -14,11 +15,11 @@ TITLE_CHARS = 40
 # Paths named one by one after a reload; more are counted, not listed.
 LISTED_PATHS = 10
 
-_ACTIONS = {
-    ChangeAction.CREATE: "🆕 作成 / created",
-    ChangeAction.REPLACE: "✏️ 編集 / edited",
-    ChangeAction.DELETE: "🗑️ 削除 / deleted",
-    ChangeAction.WEB_SEARCH: "🔎 Web検索 / web search",
+_ACTIONS: dict[ChangeAction, Text] = {
+    ChangeAction.CREATE: replies.KB_CREATED_ACTION,
+    ChangeAction.REPLACE: replies.KB_EDITED_ACTION,
+    ChangeAction.DELETE: replies.KB_DELETED_ACTION,
+    ChangeAction.WEB_SEARCH: replies.KB_WEB_SEARCH_ACTION,
 }
 
 
@@ -36,12 +37,16 @@ def describe_file(file: KnowledgeFile) -> str:
     return line
 
 
-def describe_change(entry: ChangeEntry, source: str, tz: ZoneInfo) -> str:
+def describe_change(
+    entry: ChangeEntry, source: str, tz: ZoneInfo, language: Language = "ja"
+) -> str:
     """One line of `/kb history`: when (in tz), what, which file, who, and the sizes."""
     when = entry.changed_at.astimezone(tz)
     sizes = f"{format_size(entry.size_before)} → {format_size(entry.size_after)}"
     who = " ".join(entry.user_name.split()) or str(entry.user_id)
-    return f"`{when:%Y-%m-%d %H:%M}` {_ACTIONS[entry.action]} `{source}` — {who} ({sizes})"
+    return (
+        f"`{when:%Y-%m-%d %H:%M}` {_ACTIONS[entry.action](language)} `{source}` — {who} ({sizes})"
+    )
 
 
 def _paths(label: str, paths: list[str]) -> str:
@@ -50,22 +55,25 @@ def _paths(label: str, paths: list[str]) -> str:
     return f"{label}: {shown}" + (f" (+{more})" if more > 0 else "")
 
 
-def describe_refresh(report: RefreshReport) -> str:
-    """What a reload changed, in Japanese then English, with the files it touched."""
+def describe_refresh(report: RefreshReport, language: Language = "ja") -> str:
+    """What a reload changed, with the files it touched."""
     lines = [
-        f"🔄 再読み込みしました: 追加 {len(report.added)}、更新 {len(report.updated)}、"
-        f"削除 {len(report.removed)}（{report.seconds:.1f} 秒）。/ Reloaded: "
-        f"{len(report.added)} added, {len(report.updated)} updated, {len(report.removed)} "
-        f"removed ({report.seconds:.1f} s).",
+        replies.KB_RELOADED(
+            language,
+            added=len(report.added),
+            updated=len(report.updated),
+            removed=len(report.removed),
+            seconds=f"{report.seconds:.1f}",
+        )
     ]
     if not report.changed and not report.skipped:
-        lines.append("変更はありませんでした。/ Nothing had changed.")
+        lines.append(replies.KB_NOTHING_CHANGED(language))
     for label, paths in (
-        ("追加 / added", report.added),
-        ("更新 / updated", report.updated),
-        ("削除 / removed", report.removed),
-        ("⚠️ 大きすぎるか読めないため除外 / left out (too large or unreadable)", report.skipped),
+        (replies.KB_ADDED, report.added),
+        (replies.KB_UPDATED, report.updated),
+        (replies.KB_REMOVED, report.removed),
+        (replies.KB_LEFT_OUT, report.skipped),
     ):
         if paths:
-            lines.append(_paths(label, paths))
+            lines.append(_paths(label(language), paths))
     return "\n".join(lines)

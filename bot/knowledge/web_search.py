@@ -12,6 +12,7 @@ import httpx
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.agent.tools.presentation import Label, Look, Words
+from bot.i18n import Language
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.places import Place
@@ -19,7 +20,6 @@ from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
 from bot.text.clip import clip
-from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 

@@ -6,9 +6,9 @@ from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.agent.tools.presentation import Label, Look, Words
+from bot.i18n import Language
 from bot.notes.display import NoteAuthor, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
-from bot.text.language import Language
 
 NO_SERVER = (
     "Notes belong to a server's shared notebook and this is a direct message: tell the user to "

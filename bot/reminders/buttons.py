@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.i18n import Language, Text, replies
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     InvalidReminder,
@@ -20,20 +21,11 @@ from bot.runtime.clock import Clock
 # Offered under every delivered reminder; minutes.
 SNOOZE_CHOICES = (10, 60)
 
-_REFUSALS: dict[type[ReminderError], str] = {
-    NotReminderOwner: (
-        "このボタンはリマインドを頼んだ人だけが使えます。"
-        "(Only the person who asked for this reminder can use these buttons.)"
-    ),
-    ReminderNotFound: "このリマインドはもう見つかりません。(This reminder no longer exists.)",
-    ReminderClosed: (
-        "このリマインドは取り消されたか、もう変更されています。"
-        "(This reminder was cancelled or has changed.)"
-    ),
-    InvalidReminder: (
-        "その時刻には延ばせません。もう一度お試しください。"
-        "(I can't snooze it to that time; please try again.)"
-    ),
+_REFUSALS: dict[type[ReminderError], Text] = {
+    NotReminderOwner: replies.NOT_REMINDER_OWNER,
+    ReminderNotFound: replies.REMINDER_GONE,
+    ReminderClosed: replies.REMINDER_CLOSED,
+    InvalidReminder: replies.SNOOZE_REFUSED,
 }
 
 
@@ -46,11 +38,19 @@ class ButtonReply:
     reminder: ReminderView | None = None
 
 
-def _refusal(error: ReminderError) -> ButtonReply:
+def _refusal(error: ReminderError, language: Language) -> ButtonReply:
     for kind, text in _REFUSALS.items():
         if isinstance(error, kind):
-            return ButtonReply(False, text)
-    return ButtonReply(False, "うまくいきませんでした。(That did not work.)")
+            return ButtonReply(False, text(language))
+    return ButtonReply(False, replies.DID_NOT_WORK(language))
+
+
+def when_said(view: ReminderView, now: datetime, language: Language) -> str:
+    """When the reminder comes: in Japanese words, or a Discord timestamp each reader sees in
+    their own zone and language."""
+    if language == "ja":
+        return view.when_text(now)
+    return f"<t:{int(view.due_at.timestamp())}:F>"
 
 
 class ReminderButtons:
@@ -61,25 +61,32 @@ class ReminderButtons:
         self._clock = clock
 
     async def snooze(
-        self, reminder_id: int, user_id: int, until: datetime | timedelta, tz: ZoneInfo
+        self,
+        reminder_id: int,
+        user_id: int,
+        until: datetime | timedelta,
+        tz: ZoneInfo,
+        language: Language = "ja",
     ) -> ButtonReply:
         """Remind again at until (an instant, or a delay from now)."""
         when = self._clock.now() + until if isinstance(until, timedelta) else until
         try:
             view = await self._service.snooze(reminder_id, user_id, when, tz)
         except ReminderError as error:
-            return _refusal(error)
-        return ButtonReply(
-            True, f"⏰ {view.when_text(self._clock.now())} にもう一度お知らせします。", view
-        )
+            return _refusal(error, language)
+        said = replies.SNOOZED(language, when=when_said(view, self._clock.now(), language))
+        return ButtonReply(True, said, view)
 
-    async def done(self, reminder_id: int, user_id: int, tz: ZoneInfo) -> ButtonReply:
+    async def done(
+        self, reminder_id: int, user_id: int, tz: ZoneInfo, language: Language = "ja"
+    ) -> ButtonReply:
         """Mark the reminder done; a repeating one says when it comes next."""
         try:
             view = await self._service.done(reminder_id, user_id, tz)
         except ReminderError as error:
-            return _refusal(error)
-        message = "✅ 完了にしました。"
+            return _refusal(error, language)
+        message = replies.MARKED_DONE(language)
         if view.repeat is not None and view.state == "pending":
-            message += f"次回は {view.when_text(self._clock.now())} です。"
+            next_time = when_said(view, self._clock.now(), language)
+            message += replies.NEXT_TIME(language, when=next_time)
         return ButtonReply(True, message, view)

@@ -10,10 +10,10 @@ from pydantic import ValidationError
 
 from bot.agent.tools import ToolContext
 from bot.agent.tools.presentation import Label, Look, Words, moment
+from bot.i18n import Language
 from bot.reminders.errors import ReminderError
 from bot.reminders.repeat import RepeatRule, summary, summary_en
 from bot.reminders.service import ReminderService
-from bot.text.language import Language
 
 
 class ReminderDeps(Protocol):

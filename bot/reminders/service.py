@@ -75,6 +75,7 @@ class ReminderService:
         tz: ZoneInfo,
         repeat: RepeatRule | None = None,
         origin_message_id: int | None = None,
+        language: str | None = None,
     ) -> ReminderView:
         """Store a new pending reminder; InvalidReminder says what to ask the user again."""
         now = self._clock.now()
@@ -98,6 +99,7 @@ class ReminderService:
             next_attempt_at=due,
             origin_message_id=origin_message_id,
             created_at=now,
+            language=language,
         )
         async with self._writer, self._writes() as session, session.begin():
             pending = await session.scalar(

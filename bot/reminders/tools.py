@@ -48,6 +48,7 @@ async def create_reminder(
             tz=ctx.timezone,
             repeat=repeat,
             origin_message_id=ctx.origin_message_id,
+            language=ctx.language,
         )
     except ReminderError as exc:
         raise ToolError(str(exc)) from None

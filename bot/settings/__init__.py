@@ -2,5 +2,12 @@
 
 from bot.settings.environment import Settings, load_settings, prepare_litellm_environment
 from bot.settings.errors import SettingsError
+from bot.settings.servers import ServerChoices
 
-__all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
+__all__ = [
+    "ServerChoices",
+    "Settings",
+    "SettingsError",
+    "load_settings",
+    "prepare_litellm_environment",
+]

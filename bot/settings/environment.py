@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 from datetime import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,6 +23,7 @@ from pydantic import (
     field_validator,
 )
 
+from bot.i18n import Language, parse_language
 from bot.runtime.redaction import mask_url_password
 from bot.settings.errors import SettingsError, alias_of, sentence
 from bot.settings.shards import ShardSettings
@@ -37,6 +38,9 @@ TOKEN_HELP = (
     "(Discord Developer Portal → Bot → Reset Token)"
 )
 
+
+ThreadMode = Literal["off", "answer"]
+THREAD_MODES: tuple[str, ...] = get_args(ThreadMode)
 
 CsvList = Annotated[list[str], BeforeValidator(split_list)]
 IdList = Annotated[list[int], BeforeValidator(split_list)]
@@ -75,6 +79,11 @@ class Settings(ExternalToolSettings, ShardSettings):
     max_image_pixels: int = Field(25_000_000, ge=1_000_000, le=80_000_000, alias="MAX_IMAGE_PIXELS")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
     owner_ids: IdList = Field(default_factory=list, alias="OWNER_IDS")
+    # The language of posts to a channel (daily weather, tips, reminders of unknown language).
+    default_language: Language = Field("ja", alias="DEFAULT_LANGUAGE")
+    # off: answers stay in the channel; answer: a mention in a text channel gets its answer in
+    # a thread the bot opens, where members talk without mentioning it.
+    thread_conversations: ThreadMode = Field("off", alias="THREAD_CONVERSATIONS")
 
     # LLM
     llm_model: str = Field("openai/gpt-4o-mini", min_length=1, alias="LLM_MODEL")
@@ -192,6 +201,27 @@ class Settings(ExternalToolSettings, ShardSettings):
                 "Asia/Tokyo or America/New_York"
             ) from None
         return value
+
+    @field_validator("default_language", mode="before")
+    @classmethod
+    def _language(cls, value: object) -> str:
+        try:
+            return parse_language(str(value))
+        except ValueError:
+            raise ValueError(
+                f"DEFAULT_LANGUAGE {value!r} is not a language: use ja (Japanese) or en (English)"
+            ) from None
+
+    @field_validator("thread_conversations", mode="before")
+    @classmethod
+    def _thread_mode(cls, value: object) -> str:
+        chosen = str(value).strip().lower()
+        if chosen not in THREAD_MODES:
+            raise ValueError(
+                f"THREAD_CONVERSATIONS {value!r} is not a choice: use off (answers stay in the "
+                "channel) or answer (the bot opens a thread for each answer)"
+            )
+        return chosen
 
     @field_validator("log_level")
     @classmethod

@@ -61,5 +61,7 @@ class Reminder(Base):
     delivered_message_id: Mapped[int | None] = mapped_column(BigInteger)
     origin_message_id: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # The language of the message that asked for it (ja/en); NULL: the server's default.
+    language: Mapped[str | None] = mapped_column(String(8))
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

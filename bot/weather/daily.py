@@ -11,6 +11,7 @@ from apscheduler.job import Job
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.cron import CronTrigger
 
+from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import post_scheduled
 from bot.settings import Settings
@@ -35,6 +36,7 @@ class DailyWeatherReport:
     laundry_index: int
     laundry_advice: str
     umbrella_advice: str
+    language: Language = "ja"
 
     def as_text(self) -> str:
         """The report as plain text (console mode, or a fallback when embeds are not allowed)."""
@@ -42,6 +44,12 @@ class DailyWeatherReport:
 
 
 PostReport = Callable[[DailyWeatherReport], Awaitable[None]]
+# The language of the post, asked each time (the server's choice may change).
+PostLanguage = Callable[[], Awaitable[Language]]
+
+
+async def _default_language() -> Language:
+    return "ja"
 
 
 def _degrees(value: float | None) -> str:
@@ -52,56 +60,95 @@ def _percent(value: int | None) -> str:
     return "—" if value is None else f"{value}%"
 
 
-def report_from_forecast(forecast: Forecast, today: date) -> DailyWeatherReport:
-    """Lay out one forecast as the daily post's title, lines and advice."""
+def day_label(day: date, today: date, language: Language) -> str:
+    """今日 / 明日 / 12月3日(水) in Japanese; today / tomorrow / Thu 3 Dec in English."""
+    if language == "ja":
+        return day_label_ja(day, today)
+    named = {0: "today", 1: "tomorrow"}.get((day - today).days)
+    dated = f"{day:%a} {day.day} {day:%b}"
+    return f"{named}, {dated}" if named else dated
+
+
+def report_from_forecast(
+    forecast: Forecast, today: date, language: Language = "ja"
+) -> DailyWeatherReport:
+    """Lay out one forecast as the daily post's title, lines and advice, in one language."""
     rain = forecast.rain_chance
     laundry = forecast.laundry
+    japanese = language == "ja"
     lines = [
-        f"天気: {forecast.conditions.ja}",
-        f"気温: 最高 {_degrees(forecast.temperature_max_c)} / "
-        f"最低 {_degrees(forecast.temperature_min_c)}",
-        f"降水確率: 午前 {_percent(rain.morning)} / 午後 {_percent(rain.afternoon)} / "
-        f"夜 {_percent(rain.evening)}",
+        posts.WEATHER_CONDITIONS(
+            language, conditions=forecast.conditions.ja if japanese else forecast.conditions.en
+        ),
+        posts.WEATHER_TEMPERATURES(
+            language,
+            high=_degrees(forecast.temperature_max_c),
+            low=_degrees(forecast.temperature_min_c),
+        ),
+        posts.WEATHER_RAIN(
+            language,
+            morning=_percent(rain.morning),
+            afternoon=_percent(rain.afternoon),
+            evening=_percent(rain.evening),
+        ),
     ]
     if forecast.humidity_mean_percent is not None:
-        lines.append(f"湿度: {forecast.humidity_mean_percent}%")
+        lines.append(posts.WEATHER_HUMIDITY(language, percent=forecast.humidity_mean_percent))
     if forecast.wind_max_m_s is not None:
-        lines.append(f"風: 最大 {forecast.wind_max_m_s:.0f}m/s")
-    advice = f"洗濯指数 {laundry.index}: {laundry.ja}"
-    if laundry.note_ja:
-        advice += f"（{laundry.note_ja}）"
+        lines.append(posts.WEATHER_WIND(language, speed=f"{forecast.wind_max_m_s:.0f}"))
+    advice = posts.LAUNDRY_ADVICE(
+        language, index=laundry.index, advice=laundry.ja if japanese else laundry.en
+    )
+    note = laundry.note_ja if japanese else laundry.note_en
+    if note:
+        advice += posts.LAUNDRY_NOTE(language, note=note)
+    place = forecast.place.label()
     return DailyWeatherReport(
-        place=forecast.place.label(),
+        place=place,
         date=forecast.date,
-        title=f"{day_label_ja(forecast.date, today)} {forecast.place.label()}の天気",
+        title=posts.WEATHER_TITLE(
+            language, day=day_label(forecast.date, today, language), place=place
+        ),
         emoji=forecast.conditions.emoji,
         lines=tuple(lines),
         laundry_index=laundry.index,
         laundry_advice=advice,
-        umbrella_advice=forecast.umbrella.ja,
+        umbrella_advice=forecast.umbrella.ja if japanese else forecast.umbrella.en,
+        language=language,
     )
 
 
-async def build_daily_report(service: WeatherService, now: datetime) -> DailyWeatherReport:
+async def build_daily_report(
+    service: WeatherService, now: datetime, language: Language = "ja"
+) -> DailyWeatherReport:
     """Tomorrow's report for the default place, 'tomorrow' being in that place's time zone."""
     place = await service.resolve_place(None)
     today = now.astimezone(service.zone_of(place)).date()
     forecast = await service.get_forecast(None, today + timedelta(days=1))
-    return report_from_forecast(forecast, today)
+    return report_from_forecast(forecast, today, language)
 
 
 class DailyWeatherJob:
     """Builds and posts the report; failures are logged, never raised into the scheduler."""
 
-    def __init__(self, service: WeatherService, post: PostReport, clock: Clock) -> None:
+    def __init__(
+        self,
+        service: WeatherService,
+        post: PostReport,
+        clock: Clock,
+        language: PostLanguage = _default_language,
+    ) -> None:
         self._service = service
         self._post = post
         self._clock = clock
+        self._language = language
 
     async def run(self) -> DailyWeatherReport | None:
         """Post tomorrow's report; return it, or None when nothing could be posted."""
         try:
-            report = await build_daily_report(self._service, self._clock.now())
+            report = await build_daily_report(
+                self._service, self._clock.now(), await self._language()
+            )
         except WeatherError as exc:
             log.warning("daily weather skipped: %s", getattr(exc, "detail", exc))
             return None
@@ -129,6 +176,7 @@ def schedule_daily_weather(
     settings: Settings,
     clock: Clock,
     service: WeatherService,
+    language: PostLanguage = _default_language,
 ) -> Job | None:
     """Add the daily post at WEATHER_NOTIFY_TIME (bot time zone) when a channel and time are set."""
     notify_at = settings.weather_notify_time
@@ -141,7 +189,7 @@ def schedule_daily_weather(
                 missing,
             )
         return None
-    job = DailyWeatherJob(service, post, clock)
+    job = DailyWeatherJob(service, post, clock, language)
     # A report that fell due while the bot was down is stale after the grace period: skip it.
     grace = settings.weather_notify_grace_minutes * 60 or 1
     job_handle: Job = scheduler.add_job(

@@ -15,6 +15,7 @@ from bot.agent.conversation.history import ConversationStore
 from bot.agent.llm.client import LLMClient
 from bot.agent.loop import Agent, Handler, PromptInput, RunRequest
 from bot.agent.tools import Tool, ToolContext, ToolError, ToolRegistry, tool
+from bot.i18n import Language
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
@@ -95,8 +96,10 @@ class Rig:
     database: Database
     settings: Settings
 
-    def request(self, user_id: int = 100, handler: str = "general") -> RunRequest:
-        """A run request from user_id in channel 10."""
+    def request(
+        self, user_id: int = 100, handler: str = "general", language: Language = "ja"
+    ) -> RunRequest:
+        """A run request from user_id in channel 10, written in `language`."""
         return RunRequest(
             user_id=user_id,
             user_name=f"user{user_id}",
@@ -106,6 +109,7 @@ class Rig:
             handler=handler,
             timezone=self.settings.timezone,
             origin_message_id=555,
+            language=language,
         )
 
     def rebuilt(self, approvals_timeout: float | None = None) -> Rig:

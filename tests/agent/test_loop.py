@@ -217,8 +217,11 @@ async def test_max_steps_ends_with_a_notice(rig: Rig) -> None:
     events = await collect(rig.agent.run(rig.request(), "数えて"))
 
     assert rig.llm.request_count == 3
-    assert "3 steps" in of_type(events, ev.Notice)[0].text
+    # The member asked in Japanese and reads Japanese; the model's note stays English.
+    assert "3回" in of_type(events, ev.Notice)[0].text
     assert isinstance(events[-1], ev.Done) and events[-1].reason == "max_steps"
+    stored = [s.message for s in await rig.agent.store.all("c10:u100")]
+    assert isinstance(stored[-1], m.NoticeMessage) and "3 steps" in stored[-1].text
 
 
 async def test_several_tool_calls_in_one_turn_are_each_gated(rig: Rig) -> None:
@@ -285,7 +288,7 @@ async def test_llm_errors_become_a_failed_event_with_a_sentence(rig: Rig) -> Non
     ]
     for reply, kind, words in cases:
         rig.llm.queue(reply)
-        events = await collect(rig.agent.run(rig.request(), "hello"))
+        events = await collect(rig.agent.run(rig.request(language="en"), "hello"))
         failed = events[-1]
         assert isinstance(failed, ev.Failed), kind
         assert failed.kind == kind and words in failed.message

@@ -73,7 +73,7 @@ async def test_a_failed_download_is_a_sentence_and_the_answer_goes_on(rig: Rig) 
     events = await collect(rig.agent.run(rig.request(), "読んで", shared=Shared(files=(file,))))
 
     notice = next(e for e in events if isinstance(e, ev.Notice))
-    assert "I couldn't download notes.txt; please send it again." in notice.text
+    assert "notes.txt をダウンロードできませんでした。もう一度送ってください。" in notice.text
     assert isinstance(events[-1], ev.Done)
     assert "[添付: notes.txt] (not shown to you: the download failed)" in str(
         rig.llm.last_request.messages

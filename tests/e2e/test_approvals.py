@@ -141,7 +141,10 @@ async def test_a_click_by_someone_else_is_refused_privately(
 
         assert refusal["type"] == 4
         assert refusal["data"]["flags"] & 64  # ephemeral
-        assert "本人か承認者だけが決められます" in refusal["data"]["content"]
+        assert (
+            refusal["data"]["content"]
+            == "決められるのは Hana さん（依頼した本人）か承認者だけです。"
+        )
         assert await _reminders(otomo) == []
         assert custom_ids(fake.message(int(card["id"])) or {})  # buttons still there
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.i18n import answers
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import approval_card, card_state, custom_ids, running_bot
@@ -34,7 +35,7 @@ async def test_a_call_cut_off_by_a_model_error_never_shows_a_card(
         _, replies = await otomo.ask("明日の9時に歯医者ってリマインドして")
 
         assert [m for m in replies if m.get("embeds")] == []
-        assert "Sorry" in replies[-1]["content"]
+        assert replies[-1]["content"].startswith("ごめんなさい、うまく答えられませんでした。")
 
 
 async def test_a_timed_out_approval_says_it_expired_not_rejected(
@@ -57,5 +58,5 @@ async def test_a_timed_out_approval_says_it_expired_not_rejected(
         assert final is not None and "expired" in card_state(final)
         assert custom_ids(final) == []
         closing = otomo.bot_messages_after(card)[-1]["content"]
-        assert "expired" in closing and "OK, I did not run it" not in closing
+        assert closing == answers.CLOSING_EXPIRED("ja")
         assert llm.request_count == 1

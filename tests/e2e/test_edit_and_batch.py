@@ -177,7 +177,10 @@ async def test_a_stranger_cannot_approve_all(
             click = await fake.click_button(int(first["id"]), _button(first, action), TARO_ID)
             refusal = await click.wait_response()
             assert refusal["type"] == 4 and refusal["data"]["flags"] & 64
-            assert "本人か承認者だけが決められます" in refusal["data"]["content"]
+            assert (
+                refusal["data"]["content"]
+                == "決められるのは Hana さん（依頼した本人）か承認者だけです。"
+            )
         await otomo.idle()
 
         assert await _reminders(otomo) == []

@@ -95,18 +95,18 @@ async def test_admins_list_external_tools_with_health_and_can_disable_one(
 
         refused = await fake.invoke_slash("tools list", user_id=HANA_ID)
         answer = (await refused.wait_response())["data"]
-        assert "Only admins" in answer["content"] and answer["flags"] & 64
+        assert "管理者（サーバー管理権限）だけ" in answer["content"] and answer["flags"] & 64
 
         listed = await fake.invoke_slash("tools list", user_id=ADMIN_ID)
         answer = (await listed.wait_response())["data"]
         shown = answer["embeds"][0]["description"]
         assert "`roll_dice`" in shown and "source `dice`" in shown
-        assert "general, chat; all servers" in shown and "available" in shown
+        assert "general, chat; all servers" in shown and "✅ 利用可" in shown
         menu = answer["components"][0]["components"][0]
         message_id = int(listed.original_message()["id"])  # type: ignore[index]
         chosen = await fake.choose_select(message_id, menu["custom_id"], ["roll_dice"], ADMIN_ID)
         update = (await chosen.wait_response())["data"]
-        assert "disabled by an admin" in update["embeds"][0]["description"]
+        assert "⛔ 無効（管理者が停止）" in update["embeds"][0]["description"]
 
         await otomo.ask("サイコロ振って")
         assert "roll_dice" not in llm.last_request.tool_names

@@ -9,6 +9,7 @@ import pytest
 
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
+from bot.i18n import answers
 from tests.e2e.harness import custom_ids, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
@@ -56,7 +57,7 @@ async def test_stop_keeps_the_partial_answer_and_history_records_it(
         stop_id = next(c for c in custom_ids(first) if c.startswith("stop:"))
 
         stranger = await fake.click_button(int(first["id"]), stop_id, TARO_ID)
-        assert "Only" in (await stranger.wait_response())["data"]["content"]
+        assert (await stranger.wait_response())["data"]["content"] == answers.STOP_NOT_YOURS("ja")
         click = await fake.click_button(int(first["id"]), stop_id, HANA_ID)
         assert (await click.wait_response())["data"]["flags"] & 64
         await otomo.idle()
@@ -64,7 +65,7 @@ async def test_stop_keeps_the_partial_answer_and_history_records_it(
         replies = otomo.bot_messages_after(sent)
         shown = replies[0]["content"]
         assert 0 < len(shown) < len(SLOW_ANSWER * 3)
-        assert "stopped" in replies[-1]["content"]
+        assert replies[-1]["content"] == answers.CLOSING_INTERRUPTED("ja")
         assert custom_ids(fake.message(int(first["id"])) or {}) == []
         stored = await otomo.app.core.store.all(conversation_key(GENERAL_CHANNEL_ID, HANA_ID))
         assert isinstance(stored[-1].message, m.NoticeMessage)
@@ -82,7 +83,7 @@ async def test_a_member_over_the_rate_limit_is_asked_to_wait(
         _, replies = await otomo.ask("三つ目")
 
         assert llm.request_count == 2
-        assert "try again in" in replies[0]["content"]
+        assert "ちょっと待ってください" in replies[0]["content"]
         _, others = await otomo.ask("僕もいい？", user_id=TARO_ID)
         assert others[0]["content"] == "はい"
 
@@ -126,7 +127,7 @@ async def test_overlong_input_is_refused_with_a_sentence(
         _, replies = await otomo.ask("とても長い質問" * 10)
 
         assert llm.request_count == 0
-        assert "too long" in replies[0]["content"] and "20" in replies[0]["content"]
+        assert replies[0]["content"] == answers.TOO_LONG("ja", length=70, limit=20)
 
 
 async def test_a_model_failure_is_a_short_apology_not_a_traceback(
@@ -137,8 +138,7 @@ async def test_a_model_failure_is_a_short_apology_not_a_traceback(
         _, replies = await otomo.ask("こんにちは")
 
         content = replies[-1]["content"]
-        assert content.startswith("ごめんなさい")
-        assert "try again" in content
+        assert content == answers.FAILURE_PREFIX("ja", reason=answers.MODEL_UNAVAILABLE("ja"))
         assert "Traceback" not in content and "InternalServerError" not in content
 
 

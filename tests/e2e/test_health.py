@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.agent.llm.provider import MODEL_UNAVAILABLE
+from bot.i18n import answers
 from bot.runtime.clock import ManualClock
 from tests.e2e.harness import RunningBot, running_bot
 from tests.e2e.processes import seed_due_reminders
@@ -83,7 +83,7 @@ async def test_healthz_and_metrics_move_with_mentions_and_model_errors(
     assert value(answered, "otomo_gateway_connected", shard="0") == 1
 
     # The model refused its key: an honest sentence for the member, 503 and idle for the operator.
-    assert MODEL_UNAVAILABLE in replies[-1]["content"]
+    assert answers.MODEL_UNAVAILABLE("ja") in replies[-1]["content"]
     assert value(failed, "otomo_model_errors_total", model="openai/test-model", kind="auth") == 1
     assert value(failed, "otomo_replies_total", shard="0", outcome="failed") == 1
     assert value(failed, "otomo_healthy", check="model") == 0

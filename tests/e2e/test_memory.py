@@ -61,13 +61,13 @@ async def test_memory_shows_the_count_and_summary_kept_for_me_in_this_channel(
             otomo, "otomo memory", user_id=HANA_ID, channel_id=RANDOM_CHANNEL_ID
         )
 
-        assert "nothing" in empty["data"]["content"]
+        assert "何も覚えていません" in empty["data"]["content"]
         content = answer["data"]["content"]
         assert answer["data"]["flags"] & 64
-        assert "**3**" in content and "yours: 1" in content
+        assert "**3**" in content and "あなたの発言: 1" in content
         assert "映画の話をした" in content and "90" in content
-        assert "nothing" in elsewhere["data"]["content"]
-        assert "1 other channel" in elsewhere["data"]["content"]
+        assert "何も覚えていません" in elsewhere["data"]["content"]
+        assert "他の 1 か所" in elsewhere["data"]["content"]
 
 
 async def test_forget_deletes_my_history_here_after_confirming(
@@ -80,7 +80,7 @@ async def test_forget_deletes_my_history_here_after_confirming(
 
         answer = await _confirm(otomo, {})
 
-        assert "Deleted 2 messages" in answer["data"]["content"]
+        assert "メッセージ 2 件" in answer["data"]["content"]
         store = otomo.app.core.store
         assert await store.all(conversation_key(GENERAL_CHANNEL_ID, HANA_ID)) == []
         assert len(await store.all(conversation_key(RANDOM_CHANNEL_ID, HANA_ID))) == 2
@@ -100,7 +100,7 @@ async def test_forget_everywhere_deletes_every_channel(
 
         answer = await _confirm(otomo, {"scope": "everywhere"})
 
-        assert "Deleted 4 messages from 2" in answer["data"]["content"]
+        assert "メッセージ 4 件（会話 2 件）" in answer["data"]["content"]
         assert await otomo.app.core.store.all(conversation_key(RANDOM_CHANNEL_ID, HANA_ID)) == []
 
 
@@ -134,7 +134,7 @@ async def test_usage_shows_admins_calls_per_day_and_refuses_members(
         await asked.wait_response()
         answer = await asked.wait_followup()
 
-        assert "Only admins" in refused["data"]["content"]
+        assert "管理者だけです" in refused["data"]["content"]
         table = answer["content"]
         assert answer["flags"] & 64
         total = next(line for line in table.splitlines() if line.startswith("total"))

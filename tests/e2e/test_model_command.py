@@ -52,7 +52,7 @@ async def test_members_without_manage_server_cannot_switch_and_nothing_changes(
         ).wait_response()
         await otomo.ask("こんにちは")
 
-        assert "Manage Server" in refused["data"]["content"]
+        assert "サーバー管理の権限がある人だけです" in refused["data"]["content"]
         assert llm.last_request.model == "test-model"
 
 
@@ -84,6 +84,6 @@ async def test_the_choices_are_suggested_and_help_shows_the_current_model(
         choices = suggested["data"]["choices"]
         assert [c["value"] for c in choices] == ["openai/test-model", "openai/other-model"]
         assert [c["name"] for c in choices] == ["openai/test-model", "openai/other-model ✓"]
-        assert "Current model: `openai/other-model`" in overview["data"]["content"]
+        assert "今のモデル: `openai/other-model`" in overview["data"]["content"]
         assert "`openai/other-model`" in helped["data"]["content"]
         assert "/model" in helped["data"]["content"]

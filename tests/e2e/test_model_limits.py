@@ -8,6 +8,7 @@ import pytest
 
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
+from bot.i18n import answers as said
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, endless, keep_alive
@@ -32,7 +33,7 @@ async def test_a_looping_model_stops_at_max_tokens_and_the_member_is_told_it_was
         assert llm.last_request.max_tokens == 50
         text = "".join(r["content"] for r in replies if not r["content"].startswith("-# "))
         assert text.startswith(LOOP) and len(text) == 200  # 50 tokens of the fake's 4 characters
-        assert "hit the length limit and is cut off here" in replies[-1]["content"]
+        assert said.CUT_BY_LENGTH("ja") in replies[-1]["content"]
         stored = await _stored(otomo)
         assert isinstance(stored[-1], m.NoticeMessage) and "LLM_MAX_TOKENS" in stored[-1].text
 
@@ -50,7 +51,7 @@ async def test_an_answer_still_streaming_when_its_round_ends_is_cut_and_kept(
         shown = [r for r in replies if not r["content"].startswith("-# ")]
         assert shown and shown[0]["content"].startswith(LOOP)
         assert not shown[-1]["content"].endswith("…")
-        assert "took over 5 s, so I cut it off here" in replies[-1]["content"]
+        assert said.CUT_BY_TIME("ja", seconds=5) in replies[-1]["content"]
         stored = await _stored(otomo)
         answers = [x for x in stored if isinstance(x, m.AssistantMessage)]
         assert len(answers) == 1 and answers[0].text.startswith(LOOP)
@@ -70,5 +71,5 @@ async def test_a_model_that_keeps_the_line_open_without_answering_fails_within_t
         await otomo.idle()
         replies = otomo.bot_messages_after(sent)
 
-        assert "took too long to answer" in replies[-1]["content"]
+        assert said.ROUND_TIMED_OUT("ja") in replies[-1]["content"]
         assert llm.request_count == 1

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from bot.discord_ui.failures import DATABASE_UNREACHABLE, DATABASE_UNREACHABLE_ACTION
+from bot.i18n import answers
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
 from bot.storage.reminders import ReminderState
@@ -171,10 +171,10 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
 
     log_since = "\n".join(line for _, line in bot.lines[went_away:])
     assert code == 0
-    assert answer["content"] == DATABASE_UNREACHABLE
+    assert answer["content"] == answers.DATABASE_UNREACHABLE("ja")
     for response in clicks:  # a slash command and a reminder button, each told privately
         assert response["type"] == 4
-        assert response["data"]["content"] == DATABASE_UNREACHABLE_ACTION
+        assert response["data"]["content"] == answers.DATABASE_UNREACHABLE_ACTION("ja")
         assert response["data"]["flags"] & 64
     assert bot.count(DOWN) == 1 and bot.count(BACK) == 1  # one sentence each way
     assert "Traceback" not in log_since, log_since[-3000:]

@@ -348,7 +348,7 @@ async def test_forbidden_five_times_fails_the_reminder_and_tells_the_owner_by_dm
         assert row.state == ReminderState.FAILED
         (dm,) = fake.messages(fake.dm_channel_id(HANA_ID))
         assert "ゴミ出し" in dm["content"] and f"<#{GENERAL_CHANNEL_ID}>" in dm["content"]
-        assert "投稿できませんでした" in dm["content"] and "could not post" in dm["content"]
+        assert "投稿できませんでした" in dm["content"]
         assert dm["mentions"] == [] and dm["mention_everyone"] is False
         assert len(reminder_posts(fake, f"r{reminder_id}o1")) == 5
         clock.set(clock.now() + timedelta(days=1))
@@ -443,7 +443,7 @@ async def test_reminders_that_fell_due_while_down_are_posted_at_start_marked_lat
 
         (posted,) = posted_reminders(fake)
         when = posted["embeds"][0]["fields"][0]["value"]
-        assert "2時間遅れ" in when and "late by 2 h" in when
+        assert "2時間遅れ" in when
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 
 
@@ -499,10 +499,9 @@ async def test_the_requester_snoozes_for_ten_minutes_and_is_reminded_again(
         assert response["type"] == UPDATE_MESSAGE
         card = fake.message(int(message["id"]))
         assert card is not None and card["components"] == []
-        assert "snoozed" in card["embeds"][0]["footer"]["text"]
+        assert "にもう一度" in card["embeds"][0]["footer"]["text"]
         assert answer["flags"] & EPHEMERAL
         assert "もう一度お知らせします" in answer["content"]
-        assert "I'll remind you again" in answer["content"]
         row = await row_of(otomo, reminder_id)
         assert (row.state, row.occurrence) == (ReminderState.PENDING, 2)
         assert row.due_at == clock.now() + timedelta(minutes=10)
@@ -525,7 +524,6 @@ async def test_tomorrow_morning_and_done_work_for_the_requester_only(
         refusal = await refused.wait_response()
         assert refusal["data"]["flags"] & EPHEMERAL
         assert "頼んだ人だけ" in refusal["data"]["content"]
-        assert "Only the person who asked" in refusal["data"]["content"]
         assert len(custom_ids(fake.message(int(message["id"])) or {})) == 4
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 
@@ -537,10 +535,10 @@ async def test_tomorrow_morning_and_done_work_for_the_requester_only(
         done = await fake.click_button(int(other["id"]), f"rem:{other_id}:done", HANA_ID)
         answer = await done.wait_followup()
         assert answer["flags"] & EPHEMERAL
-        assert "完了" in answer["content"] and "Marked as done" in answer["content"]
+        assert "完了" in answer["content"]
         card = fake.message(int(other["id"]))
         assert card is not None and card["components"] == []
-        assert "Done" in card["embeds"][0]["footer"]["text"]
+        assert "✅ 完了" in card["embeds"][0]["footer"]["text"]
         assert (await row_of(otomo, other_id)).state == ReminderState.DELIVERED
 
 
@@ -600,7 +598,6 @@ async def test_remind_cancel_offers_my_reminders_and_refuses_someone_elses(
         refusal = (await refused.wait_response())["data"]
         assert refusal["flags"] & EPHEMERAL
         assert "別の人のリマインド" in refusal["content"]
-        assert "belongs to someone else" in refusal["content"]
         assert "tell the user" not in refusal["content"]  # the model's wording stays with it
         assert (await row_of(otomo, mine)).state == ReminderState.PENDING
 

@@ -8,6 +8,7 @@ import pytest
 
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
+from bot.i18n import answers as said
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, TARO_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ScriptedLLM, hang, text
@@ -45,7 +46,7 @@ async def test_a_shutdown_during_a_streamed_reply_ends_it_as_a_stop_and_keeps_th
         assert not final["content"].endswith("…")  # the streaming cursor is gone
         assert PARTIAL.startswith(final["content"]) and len(final["content"]) >= 2
         assert final["components"] == []  # no Stop button left on a finished answer
-        assert "restarting" in contents[-1]
+        assert contents[-1] == said.CLOSING_SHUTDOWN("ja")
         stored = [
             s.message
             for s in await otomo.app.core.store.all(conversation_key(GENERAL_CHANNEL_ID, HANA_ID))

@@ -46,4 +46,4 @@ async def test_a_model_error_echoing_the_key_reaches_no_log_row_history_or_reply
     assert all(PLANTED_KEY not in line for line in ours)
     assert replies and all(PLANTED_KEY not in m["content"] for m in replies)
     # The member is told honestly; the setting to fix is in the operator's log line.
-    assert "an admin has been told in the log" in replies[-1]["content"]
+    assert "管理者にはログで知らせてあります" in replies[-1]["content"]

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.i18n import answers
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, TARO_ID, FakeDiscord
 from tests.fakes.llm_server import ScriptedLLM, text
@@ -70,7 +71,7 @@ async def test_a_reply_to_a_deleted_message_says_so_and_still_answers(
         await fake.delete_user_message(int(original["id"]))
         _, replies = await otomo.ask("これどういう意味？", reply_to=int(original["id"]))
 
-        assert "The message you replied to has been deleted" in notices(replies)
+        assert answers.REPLY_DELETED("ja") in notices(replies)
         content = llm.last_request.messages[-1]["content"]
         assert "<replied_to>(that message was deleted" in content
         assert MEETING not in content
@@ -145,7 +146,7 @@ async def test_an_image_for_a_model_without_vision_gets_a_sentence_not_an_image_
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         _, replies = await otomo.ask("", attachments=[("cat.png", PICTURE, "image/png")])
 
-        assert "can't see images" in notices(replies)
+        assert "画像を見られないので cat.png は読んでいません" in notices(replies)
         assert "/model" in notices(replies)
         content = llm.last_request.messages[-1]["content"]
         assert isinstance(content, str)
@@ -171,9 +172,9 @@ async def test_too_large_binary_and_extra_files_are_refused_with_sentences(
         )
 
         said = notices(replies)
-        assert "server.log is too large for me (5 KB; the limit is 1 KB)" in said
-        assert "archive.zip is neither text nor an image" in said
-        assert "I read at most 3 files per message, so I skipped 1" in said
+        assert answers.FILE_TOO_LARGE("ja", name="server.log", size="5 KB", limit="1 KB") in said
+        assert answers.NOT_TEXT_OR_IMAGE("ja", name="archive.zip") in said
+        assert answers.FILES_SKIPPED("ja", limit=3, skipped=1) in said
         content = llm.last_request.messages[-1]["content"]
         assert '<file name="short.txt">\n短いメモ\n</file>' in content
         assert "[添付: server.log] (not shown to you: larger than 1 KB)" in content
@@ -229,10 +230,9 @@ async def test_pictures_declaring_too_many_pixels_are_refused_with_a_sentence_no
         )
 
         said = notices(replies)
-        assert (
-            "huge.png has too many pixels for me (12000×12000; the limit is 25 megapixels)" in said
-        )
-        assert "bomb.png has too many pixels for me (the limit is 25 megapixels)" in said
+        huge = answers.TOO_MANY_PIXELS("ja", name="huge.png", size="12000×12000、", limit=25)
+        assert huge in said
+        assert answers.TOO_MANY_PIXELS("ja", name="bomb.png", size="", limit=25) in said
         content = llm.last_request.messages[-1]["content"]
         images = [part for part in content if part["type"] == "image_url"]
         assert len(images) == 1  # only fine.png reaches the model

@@ -9,6 +9,7 @@ import pytest
 
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
+from bot.i18n import answers
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import RunningBot, approval_card, custom_ids, running_bot
@@ -67,9 +68,7 @@ async def test_a_mention_of_only_invisible_characters_costs_no_model_call(
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         _, replies = await otomo.ask("\u200b\u200b \u2060\ufeff")
 
-        assert [r["content"] for r in replies] == [
-            "はい、何でしょう？ / Yes? Mention me with a question or request."
-        ]
+        assert [r["content"] for r in replies] == [answers.EMPTY_MENTION("ja")]
         assert llm.request_count == 0
 
 
@@ -123,7 +122,7 @@ async def test_the_max_steps_notice_says_1_step(
     async with running_bot(tmp_path, fake=fake, llm=llm, AGENT_MAX_STEPS=1) as otomo:
         _, replies = await otomo.ask("リマインダー見せて")
 
-        assert "I stopped after 1 step without a final answer" in replies[-1]["content"]
+        assert replies[-1]["content"] == "-# " + answers.OUT_OF_ONE_STEP("ja")
 
 
 async def test_max_steps_counts_the_rounds_of_the_whole_turn_across_an_approval(
@@ -142,13 +141,9 @@ async def test_max_steps_counts_the_rounds_of_the_whole_turn_across_an_approval(
         card = await _card(otomo, "12月1日の9時に歯医者ってリマインドして")
         click = await fake.click_button(int(card["id"]), _button(card, "approve"), HANA_ID)
         await click.wait_response()
-        await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda x: "I stopped after" in x["content"])
+        said = "-# " + answers.OUT_OF_STEPS("ja", steps=2)
+        await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda x: x["content"] == said)
         await otomo.idle()
-
-        notice = next(
-            x for x in fake.messages(GENERAL_CHANNEL_ID) if "stopped after" in x["content"]
-        )
-        assert "I stopped after 2 steps" in notice["content"]
         assert llm.request_count == 2
 
 

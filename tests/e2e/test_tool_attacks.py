@@ -19,6 +19,7 @@ from sqlalchemy import select
 from bot.agent.tools.names import PROVIDER_NAME
 from bot.agent.tools.registry import MAX_TOOLS_PER_REQUEST
 from bot.extools.credentials import Credentials
+from bot.i18n import answers
 from bot.runtime.clock import SystemClock
 from bot.storage.agent import ConversationMessage
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
@@ -435,7 +436,9 @@ async def test_a_card_approved_after_its_tool_changed_provider_runs_nothing(
         await api.register(evil, name="dice_roll", source="evil")  # before the click
         await _click(api, card, "approve")
         closing = await fake.wait_for_message(
-            GENERAL_CHANNEL_ID, lambda m: "The tool changed" in m["content"], after=int(card["id"])
+            GENERAL_CHANNEL_ID,
+            lambda m: m["content"] == answers.CLOSING_CHANGED("ja"),
+            after=int(card["id"]),
         )
         await api.otomo.idle()
         shown = fake.message(int(card["id"]))

@@ -212,8 +212,8 @@ async def test_the_daily_post_is_scheduled_at_the_notify_time_and_posts_tomorrow
         assert embed["title"] == "🌧️ 明日 12月1日(火) 東京の天気"
         assert "降水確率: 午前 80% / 午後 70% / 夜 50%" in embed["description"]
         fields = {f["name"]: f["value"] for f in embed["fields"]}
-        assert fields["🧺 洗濯 / Laundry"] == "洗濯指数 0: 洗濯は見送り"
-        assert fields["☂️ 傘 / Umbrella"] == "傘を持って出かけましょう"
+        assert fields["🧺 洗濯"] == "洗濯指数 0: 洗濯は見送り"
+        assert fields["☂️ 傘"] == "傘を持って出かけましょう"
         assert embed["footer"]["text"] == "東京 · Open-Meteo"
         assert no_pings(post)
 

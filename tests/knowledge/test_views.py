@@ -23,8 +23,12 @@ def test_a_change_shows_when_in_the_readers_zone_what_who_and_the_sizes() -> Non
     )
 
     assert line == (
-        "`2025-11-30 09:05` ✏️ 編集 / edited `knowledge_base/faq.md` — kanri sha (1,234 B → 2,048 B)"
+        "`2025-11-30 09:05` ✏️ 編集 `knowledge_base/faq.md` — kanri sha (1,234 B → 2,048 B)"
     )
+    english = describe_change(
+        _entry(ChangeAction.REPLACE, 1, 2), "knowledge_base/faq.md", ZoneInfo("UTC"), "en"
+    )
+    assert "✏️ edited `knowledge_base/faq.md`" in english
     in_london = describe_change(
         _entry(ChangeAction.DELETE, 10, None), "knowledge_base/faq.md", ZoneInfo("Europe/London")
     )
@@ -40,12 +44,16 @@ def test_a_listed_file_shows_its_path_size_and_title_when_it_adds_something() ->
     assert format_size(None) == "—"
 
 
-def test_a_reload_names_what_changed_in_both_languages() -> None:
+def test_a_reload_names_what_changed_in_the_admins_language() -> None:
     report = RefreshReport(added=["a.md"], removed=["b.md"], skipped=["huge.md"], seconds=0.25)
 
     text = describe_refresh(report)
+    english = describe_refresh(report, "en")
 
-    assert text.startswith("🔄 再読み込みしました: 追加 1、更新 0、削除 1（0.2 秒）。/ Reloaded:")
-    assert "追加 / added: `a.md`" in text and "削除 / removed: `b.md`" in text
+    assert text.startswith("🔄 再読み込みしました: 追加 1、更新 0、削除 1（0.2 秒）。")
+    assert "追加: `a.md`" in text and "削除: `b.md`" in text
     assert "`huge.md`" in text
-    assert "Nothing had changed" in describe_refresh(RefreshReport())
+    assert english.startswith("🔄 Reloaded: 1 added, 0 updated, 1 removed (0.2 s).")
+    assert "Added: `a.md`" in english and "Removed: `b.md`" in english
+    assert "変更はありませんでした" in describe_refresh(RefreshReport())
+    assert "Nothing had changed" in describe_refresh(RefreshReport(), "en")

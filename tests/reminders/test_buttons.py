@@ -78,7 +78,8 @@ async def test_someone_else_cannot_snooze_or_finish_it(
     ):
         assert not reply.ok
         assert "頼んだ人だけ" in reply.message
-        assert "Only the person who asked" in reply.message
+    english = await buttons.done(view.id, BOB, TOKYO, "en")
+    assert english.message == "Only the person who asked for this reminder can use these buttons."
     assert (await row_of(database, view.id)).state == ReminderState.DELIVERED
 
 

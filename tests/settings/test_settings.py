@@ -62,6 +62,8 @@ def test_missing_token_is_one_sentence_saying_what_to_do() -> None:
         ("LOG_FORMAT", "xml", "LOG_FORMAT 'xml' is not a log format: use text"),
         ("LLM_CHECK_ON_START", "maybe", "LLM_CHECK_ON_START must be true or false"),
         ("HEALTH_PORT", "99999", "HEALTH_PORT"),
+        ("DEFAULT_LANGUAGE", "de", "use ja (Japanese) or en (English)"),
+        ("THREAD_CONVERSATIONS", "always", "use off"),
     ],
 )
 def test_each_bad_value_is_a_sentence_naming_the_setting(name: str, value: str, words: str) -> None:
@@ -73,6 +75,16 @@ def test_each_bad_value_is_a_sentence_naming_the_setting(name: str, value: str, 
     assert words in problem
     assert name in problem
     assert "Traceback" not in problem and "pydantic" not in problem
+
+
+def test_the_language_and_thread_settings_read_any_case() -> None:
+    settings = load_settings(
+        environ={"DEFAULT_LANGUAGE": " EN ", "THREAD_CONVERSATIONS": "Answer"}, env_file=None
+    )
+
+    assert (settings.default_language, settings.thread_conversations) == ("en", "answer")
+    defaults = load_settings(environ={}, env_file=None)
+    assert (defaults.default_language, defaults.thread_conversations) == ("ja", "off")
 
 
 def test_several_problems_are_all_reported() -> None:

@@ -24,6 +24,7 @@ from bot.agent.approvals.types import (
     decode_arguments,
     not_yours_text,
 )
+from bot.i18n import Language, answers
 from bot.members.permissions import may_decide
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import Metrics
@@ -138,12 +139,14 @@ class ApprovalService:
                 .values(card_message_id=message_id)
             )
 
-    def refusal(self, request: ApprovalRequest, user_id: int, is_approver: bool) -> str | None:
+    def refusal(
+        self, request: ApprovalRequest, user_id: int, is_approver: bool, language: Language = "en"
+    ) -> str | None:
         """Why user_id may not decide this request, or None when they may (the one rule: the
         member who asked, or an approver)."""
         if may_decide(user_id, request.requester_id, is_approver=is_approver):
             return None
-        return not_yours_text(request.requester_name)
+        return not_yours_text(request.requester_name, language)
 
     async def decide(
         self,
@@ -153,6 +156,7 @@ class ApprovalService:
         reason: str | None = None,
         *,
         is_approver: bool = False,
+        language: Language = "en",
     ) -> DecisionOutcome:
         """Apply a person's decision once; refuse anyone but the requester or an approver.
 
@@ -161,13 +165,16 @@ class ApprovalService:
         """
         request = approval if isinstance(approval, ApprovalRequest) else await self.get(approval)
         if request is None:
-            return DecisionOutcome(False, None, "This request no longer exists.", None)
-        refusal = self.refusal(request, user_id, is_approver)
+            return DecisionOutcome(False, None, answers.UNKNOWN_APPROVAL(language), None)
+        refusal = self.refusal(request, user_id, is_approver, language)
         if refusal is not None:
             return DecisionOutcome(False, Status(request.status), refusal, request)
         if request.status != Status.PENDING:
             return DecisionOutcome(
-                False, Status(request.status), already_text(Status(request.status)), request
+                False,
+                Status(request.status),
+                already_text(Status(request.status), language),
+                request,
             )
         now = self._clock.now()
         if request.expires_at <= now:
@@ -179,7 +186,7 @@ class ApprovalService:
             return DecisionOutcome(
                 False,
                 Status(request.status),
-                "This request expired; nothing was run.",
+                answers.ALREADY_EXPIRED(language),
                 request,
                 changed=expired,
             )
@@ -190,7 +197,9 @@ class ApprovalService:
             # Someone (or the sweep) decided it a moment earlier: say what happened instead.
             current_row = await self.get(request.id)
             current = Status(current_row.status) if current_row else None
-            text = already_text(current) if current else "This request no longer exists."
+            text = (
+                already_text(current, language) if current else answers.UNKNOWN_APPROVAL(language)
+            )
             return DecisionOutcome(False, current, text, current_row)
         _decided(request, status, why, user_id, now)
         if decision == Decision.ALWAYS:

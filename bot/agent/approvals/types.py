@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.i18n import Language, Text, answers
 from bot.storage.agent import ApprovalRequest
 
 
@@ -65,21 +66,24 @@ class DecisionOutcome:
     changed: bool = False
 
 
-def not_yours_text(requester_name: str) -> str:
+def not_yours_text(requester_name: str, language: Language = "en") -> str:
     """The sentence for someone who may not decide another member's call."""
-    return f"Only {requester_name} (who asked) or an approver can decide this."
+    return answers.NOT_YOURS(language, name=requester_name)
 
 
-def already_text(status: Status) -> str:
+_ALREADY: dict[Status, Text] = {
+    Status.PENDING: answers.STILL_PENDING,
+    Status.APPROVED: answers.ALREADY_APPROVED,
+    Status.EXECUTED: answers.ALREADY_APPROVED,
+    Status.REJECTED: answers.ALREADY_REJECTED,
+    Status.EXPIRED: answers.ALREADY_EXPIRED,
+    Status.INVALIDATED: answers.ALREADY_INVALIDATED,
+}
+
+
+def already_text(status: Status, language: Language = "en") -> str:
     """The sentence for a click on a request that is no longer pending."""
-    return {
-        Status.PENDING: "This request is still waiting for a decision.",
-        Status.APPROVED: "This request was already approved.",
-        Status.EXECUTED: "This request was already approved.",
-        Status.REJECTED: "This request was already rejected.",
-        Status.EXPIRED: "This request expired; nothing was run.",
-        Status.INVALIDATED: "This request was cancelled because the conversation moved on.",
-    }[status]
+    return _ALREADY[status](language)
 
 
 def decode_arguments(request: ApprovalRequest) -> dict[str, Any]:

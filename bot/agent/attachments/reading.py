@@ -13,6 +13,7 @@ from bot.agent.attachments.file_types import IMAGE_EXTENSIONS, IMAGE_TYPES, clas
 from bot.agent.attachments.images import TooManyPixels, fit_image
 from bot.agent.conversation.messages import Message, UserMessage
 from bot.agent.conversation.parts import FilePart, QuotePart, Shared, SharedFile, SharedMessage
+from bot.i18n import Language, Text, answers
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -97,8 +98,12 @@ def _size(count: int) -> str:
 class _Reader:
     """Reads the files of one turn within the limits, collecting parts and sentences."""
 
-    def __init__(self, limits: AttachmentLimits, vision: bool, model: str) -> None:
+    def __init__(
+        self, limits: AttachmentLimits, vision: bool, model: str, language: Language = "ja"
+    ) -> None:
         self.limits = limits
+        # The member's language: the sentences about what could not be read use it.
+        self.language = language
         self.vision = vision
         self.model = model
         self.result = Prepared()
@@ -114,9 +119,9 @@ class _Reader:
             parts.append(FilePart(name=extra.name, kind="skipped", note="over the file limit"))
         if skipped:
             self.warn(
-                f"添付は1回に{self.limits.max_files}件まで読みます。{len(skipped)}件は読みません"
-                f"でした。/ I read at most {self.limits.max_files} files per message, so I "
-                f"skipped {len(skipped)}: send them in another message."
+                answers.FILES_SKIPPED(
+                    self.language, limit=self.limits.max_files, skipped=len(skipped)
+                )
             )
         return parts
 
@@ -129,27 +134,21 @@ class _Reader:
         if kind == "image":
             return await self._image(shared)
         if kind == "unsupported_image":
-            self.warn(
-                f"{shared.name} の画像形式は読めません。PNG・JPEG・GIF・WebPで送ってください。"
-                f"/ I can't read the image format of {shared.name}: send PNG, JPEG, GIF or WebP."
-            )
+            self.warn(answers.IMAGE_FORMAT(self.language, name=shared.name))
             return FilePart(name=shared.name, kind="skipped", note="unsupported image format")
         if kind == "binary":
             return self._binary(shared)
         return await self._text(shared, sniffing=kind == "unknown")
 
     def _binary(self, shared: SharedFile) -> FilePart:
-        self.warn(
-            f"{shared.name} はテキストでも画像でもないので読めません。/ {shared.name} is "
-            "neither text nor an image, so I can't read it: paste the part that matters."
-        )
+        self.warn(answers.NOT_TEXT_OR_IMAGE(self.language, name=shared.name))
         return FilePart(name=shared.name, kind="skipped", note="not a text file or image")
 
     def _too_large(self, shared: SharedFile, size: int, limit: int) -> FilePart:
         self.warn(
-            f"{shared.name} は大きすぎて読めません（{_size(size)}、上限 {_size(limit)}）。"
-            f"必要な部分だけ送ってください。/ {shared.name} is too large for me ({_size(size)}; "
-            f"the limit is {_size(limit)}): send the part that matters."
+            answers.FILE_TOO_LARGE(
+                self.language, name=shared.name, size=_size(size), limit=_size(limit)
+            )
         )
         return FilePart(name=shared.name, kind="skipped", note=f"larger than {_size(limit)}")
 
@@ -159,10 +158,7 @@ class _Reader:
                 return await shared.read()
         except Exception as exc:
             log.warning("Could not download attachment %s: %s", shared.key, exc)
-            self.warn(
-                f"{shared.name} をダウンロードできませんでした。もう一度送ってください。/ "
-                f"I couldn't download {shared.name}; please send it again."
-            )
+            self.warn(answers.DOWNLOAD_FAILED(self.language, name=shared.name))
             return None
 
     async def _text(self, shared: SharedFile, *, sniffing: bool) -> FilePart:
@@ -205,11 +201,7 @@ class _Reader:
         except TooManyPixels as refused:
             return self._too_many_pixels(shared, refused)
         if fitted is None:
-            self.warn(
-                f"{shared.name} は縮めても大きすぎて送れませんでした。小さめの画像でお願いします。"
-                f"/ {shared.name} stays too large even scaled down: send a "
-                "smaller picture or a screenshot of the part that matters."
-            )
+            self.warn(answers.IMAGE_STILL_TOO_LARGE(self.language, name=shared.name))
             return FilePart(name=shared.name, kind="skipped", note="too large to send")
         encoded = await asyncio.to_thread(base64.b64encode, fitted.data)
         url = f"data:{fitted.media_type};base64,{encoded.decode('ascii')}"
@@ -218,29 +210,19 @@ class _Reader:
 
     def _too_many_pixels(self, shared: SharedFile, refused: TooManyPixels) -> FilePart:
         limit = _megapixels(refused.limit)
-        size_ja = size_en = ""
+        size = ""
         if refused.size is not None:
             width, height = refused.size
-            size_ja, size_en = f"{width}×{height}、", f"{width}×{height}; "
-        self.warn(
-            f"{shared.name} は画素数が多すぎて読めません（{size_ja}上限 {limit} メガピクセル）。"
-            f"縮小した画像か、必要な部分のスクリーンショットを送ってください。/ {shared.name} has "
-            f"too many pixels for me ({size_en}the limit is {limit} megapixels): send a smaller "
-            "copy or a screenshot of the part that matters."
-        )
+            size = f"{width}×{height}" + ("、" if self.language == "ja" else "; ")
+        self.warn(answers.TOO_MANY_PIXELS(self.language, name=shared.name, size=size, limit=limit))
         return FilePart(
             name=shared.name, kind="skipped", note=f"more than {limit} megapixels, not read"
         )
 
     def finish(self) -> Prepared:
         if self._no_vision:
-            names = "、".join(self._no_vision)
-            self.warn(
-                f"今のモデル（{self.model}）は画像を見られないので {names} は読んでいません。"
-                f"管理者は /model で画像に対応したモデルを選べます。/ The current model "
-                f"({self.model}) can't see images, so I didn't look at {', '.join(self._no_vision)}"
-                "; an admin can pick a vision model with /model."
-            )
+            names = ("、" if self.language == "ja" else ", ").join(self._no_vision)
+            self.warn(answers.NO_VISION(self.language, model=self.model, names=names))
         return self.result
 
 
@@ -253,7 +235,11 @@ def topic_text(user: UserMessage | None) -> str:
 
 
 async def attach(
-    message: UserMessage, shared: Shared, history: list[Message], reading: Reading
+    message: UserMessage,
+    shared: Shared,
+    history: list[Message],
+    reading: Reading,
+    language: Language = "ja",
 ) -> tuple[dict[str, str], list[str]]:
     """Fill the message's parts from what it shares; return the run's images and the
     sentences for the member."""
@@ -263,6 +249,7 @@ async def attach(
         vision=reading.vision,
         model=reading.model,
         quoted_before=quoted_ids(history),
+        language=language,
     )
     message.files, message.quotes = prepared.files, prepared.quotes
     return prepared.images, prepared.warnings
@@ -286,9 +273,10 @@ async def prepare(
     vision: bool,
     model: str,
     quoted_before: frozenset[int] = frozenset(),
+    language: Language = "ja",
 ) -> Prepared:
     """Read the files of the mention and of the messages it refers to, within the limits."""
-    reader = _Reader(limits, vision, model)
+    reader = _Reader(limits, vision, model, language)
     reader.result.files = await reader.files(shared.files)
     for quote in shared.quotes:
         part = await _quote(reader, quote, quoted_before)
@@ -302,7 +290,7 @@ async def _quote(
 ) -> QuotePart | None:
     if quote.missing is not None:
         if quote.relation == "reply":
-            reader.warn(_MISSING_SENTENCE[quote.missing])
+            reader.warn(_MISSING_SENTENCE[quote.missing](reader.language))
         return QuotePart(
             relation=quote.relation, message_id=quote.message_id, missing=quote.missing
         )
@@ -324,11 +312,8 @@ async def _quote(
     )
 
 
-_MISSING_SENTENCE = {
-    "deleted": "返信先のメッセージは削除されていて読めませんでした。/ The message you replied to "
-    "has been deleted, so I couldn't read it.",
-    "no_access": "返信先のメッセージを読む権限がありません。/ I'm not allowed to read the "
-    "message you replied to: ask an admin to give me Read Message History there.",
-    "unavailable": "返信先のメッセージを取得できませんでした。/ Discord didn't give me the "
-    "message you replied to; try again in a moment.",
+_MISSING_SENTENCE: dict[str, Text] = {
+    "deleted": answers.REPLY_DELETED,
+    "no_access": answers.REPLY_NO_ACCESS,
+    "unavailable": answers.REPLY_UNAVAILABLE,
 }

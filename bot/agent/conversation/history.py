@@ -38,6 +38,11 @@ def conversation_key(channel_id: int, user_id: int) -> str:
     return f"c{channel_id}:u{user_id}"
 
 
+def shared_conversation_key(channel_id: int) -> str:
+    """One conversation for everyone in a thread the bot opened: each member a speaker in it."""
+    return f"c{channel_id}:all"
+
+
 class ConversationStore:
     """Appends typed messages and reads the bounded context window of a conversation."""
 

@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass
 
 from bot.agent.llm.provider import LLMFailure
+from bot.i18n import answers
 from bot.settings import Settings
 
 # Failures that another try may fix; the others (a bad key, a too-long conversation) never do.
@@ -24,9 +25,7 @@ SHORTEST_TRY_SECONDS = 1.0
 
 def round_timed_out() -> LLMFailure:
     """The failure of a round that ran out of time before the model said anything."""
-    return LLMFailure(
-        "timeout", "The AI service took too long to answer. Please try again in a moment."
-    )
+    return LLMFailure("timeout", answers.ROUND_TIMED_OUT)
 
 
 @dataclass

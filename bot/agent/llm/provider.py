@@ -4,16 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.i18n import Language, Text, answers
 from bot.settings import prepare_litellm_environment
 
 
 class LLMFailure(Exception):
-    """A model call failed; `sentence` is safe to show a user, `kind` names the failure."""
+    """A model call failed; `said` is the member's sentence (in either language), `kind` names
+    the failure."""
 
-    def __init__(self, kind: str, sentence: str) -> None:
-        super().__init__(sentence)
+    def __init__(self, kind: str, said: Text | None = None, **fields: Any) -> None:
         self.kind = kind
-        self.sentence = sentence
+        self.said = said or answers.LLM_FAILURES.get(kind, answers.MODEL_UNAVAILABLE)
+        self.fields = fields
+        super().__init__(self.sentence)
+
+    @property
+    def sentence(self) -> str:
+        """The member's sentence in English (for logs and the console)."""
+        return self.in_language("en")
+
+    def in_language(self, language: Language) -> str:
+        """The member's sentence in their language."""
+        return self.said(language, **self.fields)
 
 
 def import_litellm() -> Any:
@@ -33,10 +45,7 @@ def import_litellm() -> Any:
 
 
 # What a member reads when the model cannot answer anyone; the log has the operator's sentence.
-MODEL_UNAVAILABLE = (
-    "The bot's model is not reachable right now; an admin has been told in the log. "
-    "Please try again later."
-)
+MODEL_UNAVAILABLE = answers.MODEL_UNAVAILABLE.en
 
 
 def failure_from_exception(exc: BaseException) -> LLMFailure:
@@ -48,42 +57,20 @@ def failure_from_exception(exc: BaseException) -> LLMFailure:
     litellm = import_litellm()
     text = str(exc).lower()
     if isinstance(exc, litellm.AuthenticationError) or "missing credentials" in text:
-        return LLMFailure("auth", MODEL_UNAVAILABLE)
+        return LLMFailure("auth")
     if isinstance(exc, litellm.NotFoundError) or "provider not provided" in text:
-        return LLMFailure("model_not_found", MODEL_UNAVAILABLE)
-    checks: list[tuple[Any, str, str]] = [
-        (
-            litellm.ContextWindowExceededError,
-            "context_too_long",
-            "This conversation got too long for the model. Start a new topic or ask an admin "
-            "to raise the model's context size.",
-        ),
-        (
-            litellm.ContentPolicyViolationError,
-            "content_policy",
-            "The model declined this request under its content policy. Please rephrase it.",
-        ),
-        (
-            litellm.RateLimitError,
-            "rate_limit",
-            "The AI service is rate-limiting us right now. Please try again in a minute.",
-        ),
-        (
-            litellm.Timeout,
-            "timeout",
-            "The bot's model took too long to answer; an admin has been told in the log. "
-            "Please try again in a moment.",
-        ),
-        (litellm.APIConnectionError, "unreachable", MODEL_UNAVAILABLE),
-        (
-            litellm.BadRequestError,
-            "bad_request",
-            "The bot's model could not take this message; an admin has been told in the log.",
-        ),
+        return LLMFailure("model_not_found")
+    checks: list[tuple[Any, str]] = [
+        (litellm.ContextWindowExceededError, "context_too_long"),
+        (litellm.ContentPolicyViolationError, "content_policy"),
+        (litellm.RateLimitError, "rate_limit"),
+        (litellm.Timeout, "timeout"),
+        (litellm.APIConnectionError, "unreachable"),
+        (litellm.BadRequestError, "bad_request"),
     ]
-    for cls, kind, sentence in checks:
+    for cls, kind in checks:
         if isinstance(exc, cls):
-            return LLMFailure(kind, sentence)
+            return LLMFailure(kind)
     if "connection error" in text:
-        return LLMFailure("unreachable", MODEL_UNAVAILABLE)
-    return LLMFailure("server_error", MODEL_UNAVAILABLE)
+        return LLMFailure("unreachable")
+    return LLMFailure("server_error")

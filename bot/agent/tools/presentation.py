@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from bot.text.language import Language
+from bot.i18n import Language
 
 # How a value is shown: words as given, a local time as a Discord timestamp, a member as a
 # mention that pings nobody, a custom rendering (render), or not at all (hidden).

@@ -52,6 +52,8 @@ class ToolContext(Generic[D]):
     origin_message_id: int | None = None
     conversation_key: str = ""
     is_admin: bool = False
+    # The language the member wrote in (what a tool stores for later posts, e.g. a reminder).
+    language: str = "ja"
     # Partial output a long tool reports as it goes; kept if the run is interrupted.
     partial: list[Any] = field(default_factory=list)
     # The model's call id and its arguments as sent (tools in other processes receive both).

@@ -15,10 +15,11 @@ from bot.discord_ui.answering.gate import Gate
 from bot.discord_ui.answering.intake import read_shared
 from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns, typing_during
 from bot.discord_ui.answering.renderer import RunRenderer
+from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.cards.owner import CardOwner
-from bot.discord_ui.failures import DATABASE_UNREACHABLE, INTERNAL_ERROR, RESTARTING
 from bot.discord_ui.members import actor_of
 from bot.handlers.router import route
+from bot.i18n import Language, answers, language_of_text
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
@@ -26,7 +27,6 @@ from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
-from bot.text.language import language_of
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ class Staff:
     tasks: BackgroundTasks
     health: DatabaseHealth
     permissions: Permissions
+    # The threads the bot opened for conversations.
+    threads: Threads
     # Mentions, answers and their latency, for /metrics.
     metrics: Metrics = field(default_factory=Metrics)
 
@@ -56,6 +58,7 @@ class Staff:
         key: str,
         reply_to: discord.Message | None = None,
         request: RunRequest | None = None,
+        language: Language = "ja",
     ) -> RunRenderer:
         """A renderer for one run, its cards handed to the card owner."""
         return RunRenderer(
@@ -67,7 +70,7 @@ class Staff:
             reply_to=reply_to,
             attach_card=self.approvals.attach_card,
             describe=self.agent.registry.get,
-            language=request.language if request else "ja",
+            language=request.language if request else language,
             timezone=request.timezone if request else None,
         )
 
@@ -83,7 +86,8 @@ class Conversations:
     async def on_message(self, message: discord.Message) -> None:
         """Answer a message if it is for us (after the member's run here, if one is going);
         refuse with a sentence, or a reaction once said, when a limit is hit."""
-        verdict = self.gate.check(message, self._client.user)
+        in_bot_thread = await self._in_bot_thread(message)
+        verdict = self.gate.check(message, self._client.user, in_bot_thread=in_bot_thread)
         shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
             self.staff.metrics.mention(shard)
@@ -97,21 +101,47 @@ class Conversations:
             return
         self.staff.metrics.mention(shard)
         if self.staff.runs.closing:
-            await reply_plain(message, RESTARTING)
+            await reply_plain(message, answers.RESTARTING(self.language(verdict.text)))
             return
         # Registered now, in the order messages arrive, so a follow-up queues behind its run.
-        run = self.staff.runs.start(message.author.id, message.channel.id)
+        run = self.staff.runs.start(message.author.id, message.channel.id, shared=in_bot_thread)
         self.staff.tasks.spawn(
-            typing_during(message.channel, self._answer(message, verdict.text, run)),
+            typing_during(
+                message.channel, self._answer(message, verdict.text, run, shared=in_bot_thread)
+            ),
             f"answer {run.run_id}",
         )
 
-    async def _answer(self, message: discord.Message, text: str, run: LiveRun) -> None:
+    def language(self, text: str) -> Language:
+        """The language to answer a message in: the one it is written in."""
+        return language_of_text(text, self.staff.settings.default_language)
+
+    async def _in_bot_thread(self, message: discord.Message) -> bool:
+        """Whether the message is in a thread the bot opened (its members need no mention)."""
+        try:
+            return await self.staff.threads.is_ours(message.channel)
+        except Exception as exc:
+            if not self.staff.health.noticed(exc):
+                log.exception("Could not tell whether channel %s is ours", message.channel.id)
+            return False
+
+    async def _answer(
+        self, message: discord.Message, text: str, run: LiveRun, *, shared: bool = False
+    ) -> None:
         staff = self.staff
+        language = self.language(text)
         started = time.perf_counter()
         outcome = "failed"
         try:
             await run.turn()
+            channel: discord.abc.Messageable = message.channel
+            reply_to: discord.Message | None = message
+            if not shared and await staff.threads.opens_for(message):
+                thread = await staff.threads.open_from(message, language)
+                if thread is not None:
+                    # The answer, and the conversation from here on, live in the new thread.
+                    channel, reply_to, shared = thread, None, True
+            channel_id = getattr(channel, "id", message.channel.id)
             timezone = await staff.preferences.timezone(message.author.id)
             chosen = await in_worker(route, text)
             log.info(
@@ -124,24 +154,25 @@ class Conversations:
             request = RunRequest.for_message(
                 user_id=message.author.id,
                 user_name=message.author.display_name,
-                channel_id=message.channel.id,
+                channel_id=channel_id,
                 guild_id=message.guild.id if message.guild else None,
                 handler=chosen.name,
                 timezone=timezone,
                 origin_message_id=message.id,
                 is_admin=staff.permissions.is_approver(actor_of(message.author)),
-                language=language_of(text),
+                language=language,
+                shared=shared,
             )
             renderer = staff.renderer(
-                message.channel,
+                channel,
                 requester_id=message.author.id,
                 run=run,
                 key=request.conversation_key,
-                reply_to=message,
+                reply_to=reply_to,
                 request=request,
             )
-            shared = await read_shared(message, self._client)
-            last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=shared))
+            sharing = await read_shared(message, self._client, thread_start=not shared)
+            last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=sharing))
             outcome = "failed" if isinstance(last, ev.Failed) else "answered"
         except SendError:
             # Logged by the renderer; the channel does not take our messages now.
@@ -149,12 +180,12 @@ class Conversations:
         except Exception as exc:
             if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
-                await reply_plain(message, DATABASE_UNREACHABLE)
+                await reply_plain(message, answers.DATABASE_UNREACHABLE(language))
                 return
             log.exception(
                 "Answering message %s in channel %s failed", message.id, message.channel.id
             )
-            await reply_plain(message, INTERNAL_ERROR)
+            await reply_plain(message, answers.INTERNAL_ERROR(language))
         finally:
             staff.runs.end(run)
             shard = message.guild.shard_id if message.guild else 0

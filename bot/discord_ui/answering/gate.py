@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import discord
 
 from bot.discord_ui.answering.intake import shares_anything
+from bot.i18n import answers, language_of_text
 from bot.settings import Settings
 
 # The rate limiter forgets quiet members once it tracks more than this many.
@@ -116,10 +117,16 @@ class Gate:
         self._told: dict[tuple[int, str], float] = {}
         self._sweep_told_at = SWEEP_AT_LEAST
 
-    def check(self, message: discord.Message, me: discord.ClientUser | None) -> Verdict:
+    def check(
+        self,
+        message: discord.Message,
+        me: discord.ClientUser | None,
+        *,
+        in_bot_thread: bool = False,
+    ) -> Verdict:
         """Ignore what is not for us; refuse (with a sentence, once a window) what breaks a
-        limit."""
-        if me is None or not self.addressed(message, me):
+        limit. In a thread the bot opened, every member's message is for us."""
+        if me is None or not self.addressed(message, me, in_bot_thread=in_bot_thread):
             return Verdict(False)
         text = mention_text(message, me.id)
         refusal = self._refusal(message, text)
@@ -129,10 +136,15 @@ class Gate:
             return Verdict(False, text, reaction=refusal.reaction)
         return Verdict(False, text, refusal=refusal.sentence)
 
-    def addressed(self, message: discord.Message, me: discord.ClientUser) -> bool:
-        """Mentions, replies to the bot, and DMs (when enabled); never bots or webhooks."""
+    def addressed(
+        self, message: discord.Message, me: discord.ClientUser, *, in_bot_thread: bool = False
+    ) -> bool:
+        """Mentions, replies to the bot, DMs (when enabled) and every message in a thread the
+        bot opened; never bots or webhooks."""
         if message.author.bot or message.webhook_id is not None or message.author.id == me.id:
             return False
+        if in_bot_thread:
+            return True
         if message.guild is None:
             return self.settings.respond_in_dms
         if me in message.mentions:
@@ -158,24 +170,14 @@ class Gate:
 
     def _refusal(self, message: discord.Message, text: str) -> Refusal | None:
         limit = self.settings.max_input_chars
+        language = language_of_text(text, self.settings.default_language)
         if says_nothing(text) and not shares_anything(message):
-            return Refusal(
-                "empty", "はい、何でしょう？ / Yes? Mention me with a question or request.", "❓"
-            )
+            return Refusal("empty", answers.EMPTY_MENTION(language), "❓")
         if len(text) > limit:
             return Refusal(
-                "too_long",
-                f"メッセージが長すぎます（{len(text)}文字）。{limit}文字以内に"
-                f"してください。/ That message is too long ({len(text)} characters); please keep "
-                f"it under {limit}.",
-                "📏",
+                "too_long", answers.TOO_LONG(language, length=len(text), limit=limit), "📏"
             )
         wait = self.rate_limiter.retry_after(message.author.id)
         if wait > 0:
-            return Refusal(
-                "rate",
-                f"ちょっと待ってください（あと{wait:.0f}秒）。/ You're sending requests quickly; "
-                f"try again in {wait:.0f} s.",
-                "⏳",
-            )
+            return Refusal("rate", answers.TOO_FAST(language, seconds=f"{wait:.0f}"), "⏳")
         return None

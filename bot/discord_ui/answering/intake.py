@@ -109,10 +109,13 @@ async def thread_starter(message: discord.Message) -> SharedMessage | None:
     return quoted(starter, "thread_starter")
 
 
-async def read_shared(message: discord.Message, client: discord.Client) -> Shared:
-    """Everything the mention shares: its files, the message it replies to, the thread start."""
+async def read_shared(
+    message: discord.Message, client: discord.Client, *, thread_start: bool = True
+) -> Shared:
+    """Everything the mention shares: its files, the message it replies to, the thread start
+    (not in the bot's own threads, where it is the conversation's first turn already)."""
     quotes: list[SharedMessage] = []
-    starter = await thread_starter(message)
+    starter = await thread_starter(message) if thread_start else None
     if starter is not None:
         quotes.append(starter)
     reply = await replied_to(message, client)

@@ -88,6 +88,8 @@ class LiveRun:
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     # The member's previous run in this channel, still going when this one started.
     after: LiveRun | None = None
+    # What it queues behind: the member's runs in the channel, or every run of a shared thread.
+    queue: tuple[int, int] = (0, 0)
 
     async def turn(self) -> None:
         """Wait until the member's previous run in this channel has ended: one conversation
@@ -106,10 +108,13 @@ class LiveRuns:
         self._newest: dict[tuple[int, int], LiveRun] = {}
         self.closing = False
 
-    def start(self, user_id: int, channel_id: int) -> LiveRun:
-        """Register a new run, queued behind the member's run in this channel if there is one."""
-        key = (user_id, channel_id)
-        run = LiveRun(secrets.token_hex(6), user_id, channel_id, after=self._newest.get(key))
+    def start(self, user_id: int, channel_id: int, *, shared: bool = False) -> LiveRun:
+        """Register a new run, queued behind the member's run in this channel if there is one
+        (behind anyone's in a shared thread: its members share one conversation)."""
+        key = (0 if shared else user_id, channel_id)
+        run = LiveRun(
+            secrets.token_hex(6), user_id, channel_id, after=self._newest.get(key), queue=key
+        )
         self._runs[run.run_id] = run
         self._newest[key] = run
         return run
@@ -117,7 +122,7 @@ class LiveRuns:
     def end(self, run: LiveRun) -> None:
         """The run finished (any way); the member's next run may go."""
         self._runs.pop(run.run_id, None)
-        key = (run.user_id, run.channel_id)
+        key = run.queue
         if self._newest.get(key) is run:
             del self._newest[key]
         run.ended.set()

@@ -21,8 +21,8 @@ from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey, CardOwner
 from bot.discord_ui.sends import only, sent
+from bot.i18n import Language, Text, answers
 from bot.runtime.send_failures import SendError
-from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -32,26 +32,21 @@ EDIT_INTERVAL_SECONDS = 1.0
 STREAM_CHUNK_LIMIT = 1990
 
 # Why a call that never ran was cancelled, on its card.
-_NOT_RUN_BECAUSE: dict[RejectionReason, str] = {
-    "after_rejection": "前の呼び出しが却下されたため / an earlier call of this answer was rejected",
-    "after_expiry": "前の呼び出しの承認が期限切れになったため / an earlier call's approval expired",
-    "after_stop": "その前に停止されたため / the answer was stopped before it",
-    "after_shutdown": "その前に再起動したため / the bot restarted before it",
+_NOT_RUN_BECAUSE: dict[RejectionReason, Text] = {
+    "after_rejection": answers.AFTER_REJECTION,
+    "after_expiry": answers.AFTER_EXPIRY,
+    "after_stop": answers.AFTER_STOP,
+    "after_shutdown": answers.AFTER_SHUTDOWN,
 }
 
 # The line after a run that ended without its tool running; each way of ending has its own.
-_CLOSING_LINES: dict[str, str] = {
-    "rejected": "-# 了解です。実行しませんでした。/ OK, I did not run it.",
-    "expired": "-# ⌛ 承認の期限が切れたので、実行しませんでした。/ The approval expired, so I did "
-    "not run it.",
-    "interrupted": "-# ⏹️ 停止しました / stopped",
-    "changed": "-# 🔄 承認の後にツールの提供元か内容が変わったので、実行しませんでした。/ The tool "
-    "changed after it was approved (another provider or definition), so I did not run it.",
-    "shutdown": "-# ⏹️ 再起動のため、ここで止めました。少ししてからもう一度どうぞ。/ "
-    "I'm restarting, so I stopped here: mention me again in a minute.",
+_CLOSING_LINES: dict[str, Text] = {
+    "rejected": answers.CLOSING_REJECTED,
+    "expired": answers.CLOSING_EXPIRED,
+    "interrupted": answers.CLOSING_INTERRUPTED,
+    "changed": answers.CLOSING_CHANGED,
+    "shutdown": answers.CLOSING_SHUTDOWN,
 }
-
-FAILURE_PREFIX = "ごめんなさい、うまく答えられませんでした。/ Sorry, I couldn't answer: "
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -90,12 +85,13 @@ class RunRenderer:
         self.requester_id = requester_id
         self.run_id = run_id
         self.reply_to = reply_to
+        # The language the member wrote in: every sentence this run adds is in it.
+        self.language = language
         self.conversation_key = conversation_key
         self._owner = cards
         self._attach_card = attach_card
         self._clock = clock
         self._describe = describe
-        self.language: Language = language
         self.timezone = timezone
         self._segment = _Segment()
         self._last_edit = float("-inf")
@@ -122,7 +118,7 @@ class RunRenderer:
             # Shutting down: leave the messages (and any approval buttons) as they are.
             raise
         except BaseException:
-            await self._finish_cards(CardState.FAILED, "The answer broke off before this call.")
+            await self._finish_cards(CardState.FAILED, answers.BROKE_OFF(self.language))
             await self._remove_stop_button()
             raise
         await self._remove_stop_button()
@@ -183,7 +179,7 @@ class RunRenderer:
                     self._key(event.call_id),
                     event.name,
                     REJECTION_STATE[event.reason],
-                    detail=event.detail or _NOT_RUN_BECAUSE.get(event.reason),
+                    detail=event.detail or self._not_run_because(event.reason),
                     **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
@@ -194,18 +190,24 @@ class RunRenderer:
             case ev.Done(reason=reason):
                 await self._end_segment()
                 if reason in ("interrupted", "shutdown"):
-                    await self._finish_cards(CardState.INTERRUPTED, "Stopped before it ran.")
+                    await self._finish_cards(
+                        CardState.INTERRUPTED, answers.STOPPED_BEFORE_RUN(self.language)
+                    )
                 elif reason == "cut":
                     await self._finish_cards(
-                        CardState.FAILED, "The answer was cut off before this call was complete."
+                        CardState.FAILED, answers.CUT_BEFORE_CALL(self.language)
                     )
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
-                    await self._send(closing)
+                    await self._send(closing(self.language))
             case ev.Failed(message=message):
                 await self._end_segment()
                 await self._finish_cards(CardState.FAILED, message)
-                await self._send(FAILURE_PREFIX + message)
+                await self._send(answers.FAILURE_PREFIX(self.language, reason=message))
+
+    def _not_run_because(self, reason: RejectionReason) -> str | None:
+        said = _NOT_RUN_BECAUSE.get(reason)
+        return said(self.language) if said else None
 
     # -- text ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ import discord
 
 from bot.discord_ui.answering.live import LiveRuns
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import answers, language_of_locale
 from bot.members.permissions import Permissions
 
 
@@ -21,17 +22,14 @@ class StopControl:
     async def on_click(self, interaction: discord.Interaction[Any], run_id: str) -> None:
         """Set the run's stop event, or say privately why not."""
         run = self.runs.get(run_id)
+        language = language_of_locale(interaction.locale)
         if run is None:
-            await interaction.response.send_message(
-                "もう終わっています。/ That answer has already finished.", ephemeral=True
-            )
+            await interaction.response.send_message(answers.RUN_FINISHED(language), ephemeral=True)
             return
         if not self.permissions.may_decide(actor_of_interaction(interaction), run.user_id):
             await interaction.response.send_message(
-                "止められるのは質問した本人か承認者だけです。/ Only the person who asked (or an "
-                "approver) can stop this.",
-                ephemeral=True,
+                answers.STOP_NOT_YOURS(language), ephemeral=True
             )
             return
         run.stop.request("member")
-        await interaction.response.send_message("⏹️ 停止します / Stopping.", ephemeral=True)
+        await interaction.response.send_message(answers.STOPPING(language), ephemeral=True)

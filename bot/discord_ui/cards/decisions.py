@@ -24,10 +24,10 @@ from bot.discord_ui.cards.editing import form_fields, read_form
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
+from bot.i18n import Language, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
 from bot.text.clip import clip
-from bot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -74,17 +74,17 @@ class ApprovalDesk:
         the resume continues from it.
         """
         request = await self.staff.approvals.get(approval_id)
+        language = language_of_locale(interaction.locale)
         if request is None:
             await interaction.response.send_message(
-                "このリクエストはもう存在しません。/ This request no longer exists.",
-                ephemeral=True,
+                answers.UNKNOWN_APPROVAL(language), ephemeral=True
             )
             return
         refusal = self.staff.approvals.refusal(
-            request, interaction.user.id, self._approver(interaction.user)
+            request, interaction.user.id, self._approver(interaction.user), language
         )
         if refusal is not None:
-            await interaction.response.send_message(self._not_yours(request), ephemeral=True)
+            await interaction.response.send_message(refusal, ephemeral=True)
             return
         if action == "reject" and request.status == Status.PENDING:
             await interaction.response.send_modal(RejectReasonModal(approval_id))
@@ -203,9 +203,11 @@ class ApprovalDesk:
             return
         language = _language_of(request)
         approver = self._approver(interaction.user)
-        refusal = staff.approvals.refusal(request, interaction.user.id, approver)
+        refusal = staff.approvals.refusal(
+            request, interaction.user.id, approver, language_of_locale(interaction.locale)
+        )
         if refusal is not None:
-            await interaction.followup.send(self._not_yours(request), ephemeral=True)
+            await interaction.followup.send(refusal, ephemeral=True)
             return
         typed, problem = read_form(found, values, language)
         arguments = None
@@ -260,9 +262,6 @@ class ApprovalDesk:
             return
         await self.resume(request)
 
-    def _not_yours(self, request: ApprovalRequest) -> str:
-        return wording.NOT_YOURS.say(_language_of(request)).format(who=request.requester_name)
-
     async def _decide(
         self,
         interaction: discord.Interaction[Any],
@@ -278,6 +277,7 @@ class ApprovalDesk:
             decision,
             reason,
             is_approver=self._approver(interaction.user),
+            language=language_of_locale(interaction.locale),
         )
         request = outcome.request
         if outcome.changed and request is not None:
@@ -320,7 +320,9 @@ class ApprovalDesk:
         """Run the rest of the conversation after a decision, rendered in its channel; its
         events move the card once (to running, with the run's Stop button, or to its end)."""
         staff = self.staff
-        run = staff.runs.start(request.requester_id, request.channel_id)
+        stored = request.run_request
+        shared = stored is not None and RunRequest.from_json(stored).shared
+        run = staff.runs.start(request.requester_id, request.channel_id, shared=shared)
         try:
             await run.turn()
             timezone = await staff.preferences.timezone(request.requester_id)

@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.agent.tools import Tool
 from bot.discord_ui.cards import wording
-from bot.text.language import Language
+from bot.i18n import Language
 
 MAX_INPUTS = 5
 REST = "rest"

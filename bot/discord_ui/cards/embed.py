@@ -15,8 +15,8 @@ from bot.agent.conversation.messages import RejectionReason
 from bot.agent.tools import Tool
 from bot.agent.tools.presentation import Label, Look, moment
 from bot.discord_ui.cards import wording
+from bot.i18n import Language
 from bot.text.clip import clip
-from bot.text.language import Language
 
 ARGUMENT_VALUE_LIMIT = 300
 RESULT_LIMIT = 900

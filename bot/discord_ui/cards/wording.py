@@ -40,10 +40,6 @@ APPROVED_WAITING = Words(
     "Approved: it runs once the other actions of this answer are decided.",
 )
 GONE = Words("このリクエストはもう存在しません。", "This request no longer exists.")
-NOT_YOURS = Words(
-    "これは {who} さんのリクエストです。本人か承認者だけが決められます。",
-    "This is {who}'s request: only they or an approver can decide it.",
-)
 NOTHING_WAITING = Words(
     "承認を待っている操作はもうありません。", "Nothing is waiting for approval any more."
 )

@@ -10,13 +10,11 @@ from typing import Any
 import discord
 
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
+from bot.i18n import Language, replies
 
 # A question is answerable for this long (an interaction's token lives 15 minutes).
 CONFIRM_SECONDS = 120
 
-EXPIRED = (
-    "⌛ 確認の期限が切れました。削除していません。/ The confirmation expired; nothing was deleted."
-)
 
 # What pressing Delete does; it returns the sentence that replaces the question.
 Delete = Callable[[discord.Interaction[Any]], Awaitable[str]]
@@ -34,6 +32,7 @@ class DeleteConfirmation(discord.ui.View):
         delete: Delete,
         kept: str,
         slow: bool = False,
+        language: Language = "ja",
     ) -> None:
         super().__init__(timeout=CONFIRM_SECONDS)
         self.user_id = user_id
@@ -45,6 +44,10 @@ class DeleteConfirmation(discord.ui.View):
         token = secrets.token_hex(6)
         self.confirm.custom_id = f"{kind}:{token}:yes"
         self.cancel.custom_id = f"{kind}:{token}:no"
+        # In the language of the member who asked (their Discord's).
+        self.language = language
+        self.confirm.label = replies.DELETE(language)
+        self.cancel.label = replies.CANCEL(language)
 
     async def ask(self, interaction: discord.Interaction[Any], question: str) -> None:
         """Post the question with the buttons under it, privately."""
@@ -55,7 +58,7 @@ class DeleteConfirmation(discord.ui.View):
         """Only the member who asked."""
         return interaction.user.id == self.user_id
 
-    @discord.ui.button(label="削除する / Delete", style=discord.ButtonStyle.danger)
+    @discord.ui.button(label=replies.DELETE.en, style=discord.ButtonStyle.danger)
     async def confirm(
         self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
     ) -> None:
@@ -73,7 +76,7 @@ class DeleteConfirmation(discord.ui.View):
             content=text, view=None, allowed_mentions=NO_MENTIONS
         )
 
-    @discord.ui.button(label="やめる / Cancel", style=discord.ButtonStyle.secondary)
+    @discord.ui.button(label=replies.CANCEL.en, style=discord.ButtonStyle.secondary)
     async def cancel(
         self, interaction: discord.Interaction[Any], _: discord.ui.Button[DeleteConfirmation]
     ) -> None:
@@ -86,4 +89,6 @@ class DeleteConfirmation(discord.ui.View):
         if self._asked is None:
             return
         with contextlib.suppress(discord.HTTPException):
-            await self._asked.edit_original_response(content=EXPIRED, view=None)
+            await self._asked.edit_original_response(
+                content=replies.CONFIRMATION_EXPIRED(self.language), view=None
+            )

@@ -13,6 +13,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.llm.models import ModelChoice
 from bot.discord_ui.commands.tools_list import show_tools
 from bot.extools import ExternalToolsRuntime
+from bot.i18n import Language, answers, language_of_locale, replies
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import OtomoBot
@@ -30,6 +31,7 @@ HELP_JA = """**Otomo（お供）でできること**
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
 • ⏹️ 回答中は **停止** ボタンで止められます。
 • 🧠 `/otomo memory` で覚えている会話を確認、`/otomo forget` で削除できます。
+• 🧵 `/otomo thread` でスレッドを作ると、その中ではメンションなしで話しかけられます。
 """
 
 HELP_EN = """**What Otomo can do**
@@ -45,6 +47,7 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
   Review or revoke your always-allow grants with `/tools allowed`.
 • ⏹️ Press **Stop** to interrupt an answer.
 • 🧠 `/otomo memory` shows what I keep of our conversation; `/otomo forget` deletes it.
+• 🧵 `/otomo thread` opens a thread where you talk with me without mentioning me.
 """
 
 WEB_SEARCH_OFF_JA = (
@@ -85,10 +88,15 @@ class RevokeSelect(discord.ui.Select["GrantsView"]):
     """Pick always-allow grants to withdraw."""
 
     def __init__(
-        self, approvals: ApprovalService, user_id: int, guild_id: int | None, names: list[str]
+        self,
+        approvals: ApprovalService,
+        user_id: int,
+        guild_id: int | None,
+        names: list[str],
+        language: Language,
     ) -> None:
         super().__init__(
-            placeholder="取り消す操作を選ぶ / Choose grants to revoke",
+            placeholder=replies.CHOOSE_GRANTS(language),
             min_values=1,
             max_values=len(names),
             options=[discord.SelectOption(label=name, value=name) for name in names[:25]],
@@ -96,13 +104,14 @@ class RevokeSelect(discord.ui.Select["GrantsView"]):
         self.approvals = approvals
         self.user_id = user_id
         self.guild_id = guild_id
+        self.language = language
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Revoke what was chosen and say so."""
         for name in self.values:
             await self.approvals.revoke(self.user_id, name, guild_id=self.guild_id)
         await interaction.response.edit_message(
-            content="取り消しました / Revoked: " + ", ".join(f"`{n}`" for n in self.values),
+            content=replies.REVOKED(self.language, names=", ".join(f"`{n}`" for n in self.values)),
             view=None,
         )
 
@@ -111,11 +120,16 @@ class GrantsView(discord.ui.View):
     """An ephemeral view listing the caller's grants; only they can use it."""
 
     def __init__(
-        self, approvals: ApprovalService, user_id: int, guild_id: int | None, names: list[str]
+        self,
+        approvals: ApprovalService,
+        user_id: int,
+        guild_id: int | None,
+        names: list[str],
+        language: Language,
     ) -> None:
         super().__init__(timeout=300)
         self.user_id = user_id
-        self.add_item(RevokeSelect(approvals, user_id, guild_id, names))
+        self.add_item(RevokeSelect(approvals, user_id, guild_id, names, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the person who ran the command may revoke."""
@@ -125,8 +139,8 @@ class GrantsView(discord.ui.View):
 class CoreCommands(commands.Cog):
     """/otomo help and /tools allowed."""
 
-    otomo = app_commands.Group(name="otomo", description="Otomo について / About Otomo")
-    tools = app_commands.Group(name="tools", description="ツールの許可 / Tool permissions")
+    otomo = app_commands.Group(name="otomo", description="About Otomo")
+    tools = app_commands.Group(name="tools", description="Tool permissions")
 
     def __init__(
         self,
@@ -144,7 +158,7 @@ class CoreCommands(commands.Cog):
         self.models = models
         self.sees_images = sees_images
 
-    @otomo.command(name="help", description="できること / What Otomo can do")
+    @otomo.command(name="help", description="What Otomo can do")
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """Show what the bot can do, in the user's language, and which model answers here."""
         model = await self.models.current(interaction.guild_id) if self.models else ""
@@ -158,7 +172,35 @@ class CoreCommands(commands.Cog):
             ephemeral=True,
         )
 
-    @tools.command(name="allowed", description="常に許可した操作 / Your always-allow grants")
+    @otomo.command(name="thread", description="Open a thread for a conversation with Otomo")
+    @app_commands.describe(name="The thread's name")
+    async def thread(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
+        """Open a thread where everyone talks with Otomo without mentioning it."""
+        language = language_of_locale(interaction.locale)
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel):
+            await interaction.response.send_message(
+                answers.THREAD_NOT_HERE(language), ephemeral=True
+            )
+            return
+        # Opening a thread and greeting in it can take longer than Discord's 3 s.
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        title = (name or "").strip() or answers.THREAD_NAME(
+            language, name=interaction.user.display_name
+        )
+        thread = await self.bot.threads.open_in(channel, title, interaction.user.id)
+        if thread is None:
+            await interaction.followup.send(answers.THREAD_REFUSED(language), ephemeral=True)
+            return
+        await thread.send(
+            f"{interaction.user.mention} {answers.THREAD_GREETING(language)}",
+            allowed_mentions=discord.AllowedMentions(users=[interaction.user]),
+        )
+        await interaction.followup.send(
+            answers.THREAD_OPENED(language, thread=thread.mention), ephemeral=True
+        )
+
+    @tools.command(name="allowed", description="Your always-allow grants")
     async def allowed(self, interaction: discord.Interaction[Any]) -> None:
         """List my always-allow grants in this server (or DMs), with a menu to revoke them."""
         grants = await self.approvals.grants(interaction.user.id, guild_id=interaction.guild_id)
@@ -176,16 +218,22 @@ class CoreCommands(commands.Cog):
         header = "常に許可している操作:" if japanese else "Tools you always allow:"
         await interaction.response.send_message(
             f"{header}\n{lines}",
-            view=GrantsView(self.approvals, interaction.user.id, interaction.guild_id, names),
+            view=GrantsView(
+                self.approvals,
+                interaction.user.id,
+                interaction.guild_id,
+                names,
+                language_of_locale(interaction.locale),
+            ),
             ephemeral=True,
         )
 
-    @tools.command(name="list", description="外部ツールと状態（管理者）/ External tools (admins)")
+    @tools.command(name="list", description="External tools (admins)")
     async def list_tools(self, interaction: discord.Interaction[Any]) -> None:
         """List tools from plugins and MCP servers with their source, scope and health."""
         if self.extools is None:
             await interaction.response.send_message(
-                "外部ツールはありません。/ No external tools.", ephemeral=True
+                replies.NO_EXTERNAL_TOOLS(language_of_locale(interaction.locale)), ephemeral=True
             )
             return
         await show_tools(interaction, self.extools, self.bot.permissions)

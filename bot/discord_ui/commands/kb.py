@@ -19,11 +19,11 @@ from discord.ext import commands
 from bot.discord_ui.commands.choices import suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.kb_forms import (
-    FAILED,
     MODAL_TEXT_CHARS,
-    REFUSAL,
     TextModal,
+    failed,
     file_deletion,
+    refusal,
 )
 from bot.discord_ui.commands.kb_replies import (
     Write,
@@ -35,6 +35,7 @@ from bot.discord_ui.commands.kb_replies import (
 )
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import language_of_locale, replies
 from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import (
     describe_change,
@@ -63,9 +64,7 @@ def scope_of(interaction: discord.Interaction[Any]) -> ServerScope:
 class KnowledgeCommands(commands.Cog):
     """/kb list, show, edit, new, delete, history and reload, for knowledge-base admins."""
 
-    kb = app_commands.Group(
-        name="kb", description="ナレッジベースの管理 / Manage the knowledge base", guild_only=True
-    )
+    kb = app_commands.Group(name="kb", description="Manage the knowledge base", guild_only=True)
 
     def __init__(
         self, editor: KnowledgeEditor, preferences: UserPreferences, permissions: Permissions
@@ -91,7 +90,7 @@ class KnowledgeCommands(commands.Cog):
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Every /kb command: admins only; others get an ephemeral refusal."""
         if self.editor_of(interaction) is None:
-            await say(interaction, REFUSAL)
+            await say(interaction, refusal(interaction))
             return False
         return True
 
@@ -106,7 +105,7 @@ class KnowledgeCommands(commands.Cog):
             await say(interaction, f"⚠️ {original}")
             return
         log.error("/kb command failed", exc_info=original)
-        await say(interaction, FAILED)
+        await say(interaction, failed(interaction))
 
     def _editor(self, interaction: discord.Interaction[Any]) -> Editor:
         editor = self.editor_of(interaction)
@@ -115,10 +114,10 @@ class KnowledgeCommands(commands.Cog):
 
     # -- reading ------------------------------------------------------------------------
 
-    @kb.command(name="list", description="ファイル一覧 / List the files")
+    @kb.command(name="list", description="List the files")
     @app_commands.describe(
-        folder="このフォルダの中だけ（例: guides）/ Only files in this folder",
-        page="ページ番号 / Page number",
+        folder="Only files in this folder (e.g. guides)",
+        page="Page number",
     )
     async def list_files(
         self,
@@ -128,30 +127,32 @@ class KnowledgeCommands(commands.Cog):
     ) -> None:
         """List the knowledge-base files with their sizes, a page at a time."""
         files = await self.editor.list_files(folder or "", scope=scope_of(interaction))
+        language = language_of_locale(interaction.locale)
         where = f" `{clip(folder, 100)}`" if folder else ""
         if not files:
-            await say(
-                interaction,
-                f"ファイルはありません{where}。/kb new で作れます。/ No files"
-                f"{where}; create one with /kb new.",
-            )
+            await say(interaction, replies.KB_NO_FILES(language, where=where))
             return
         pages = math.ceil(len(files) / LIST_PAGE_SIZE)
         page = min(page, pages)
         shown = files[(page - 1) * LIST_PAGE_SIZE : page * LIST_PAGE_SIZE]
         total = sum(f.size for f in files)
-        header = (
-            f"📚 **ナレッジベース / Knowledge base**{where}: {len(files)} ファイル / files, "
-            f"{format_size(total)} — {page}/{pages}"
+        header = replies.KB_LIST(
+            language,
+            where=where,
+            count=len(files),
+            size=format_size(total),
+            page=page,
+            pages=pages,
         )
         lines = [clip(describe_file(f), 95) for f in shown]
         if page < pages:
             option = f" folder:{folder}" if folder else ""
-            lines.append(f"次のページ / Next page: `/kb list{option} page:{page + 1}`")
-        await say(interaction, fit(lines, header))
+            command = f"/kb list{option} page:{page + 1}"
+            lines.append(replies.KB_NEXT_PAGE(language, command=command))
+        await say(interaction, fit(lines, header, language))
 
-    @kb.command(name="show", description="ファイルの中身 / Show a file")
-    @app_commands.describe(path="例: faq.md, guides/rules.md")
+    @kb.command(name="show", description="Show a file")
+    @app_commands.describe(path="e.g. faq.md, guides/rules.md")
     async def show(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Show a file's text; long files (or ones with code fences) come as an attachment."""
         content = await self.editor.read(path, scope=scope_of(interaction))
@@ -162,14 +163,12 @@ class KnowledgeCommands(commands.Cog):
             return
         await say(
             interaction,
-            f"{header}\nファイルで送ります。/ Attached as a file.",
+            replies.KB_ATTACHED(language_of_locale(interaction.locale), header=header),
             file=as_file(content.text, content.path),
         )
 
-    @kb.command(name="history", description="変更履歴 / Recent changes")
-    @app_commands.describe(
-        path="このファイルだけ / Only this file", count="件数 / How many changes"
-    )
+    @kb.command(name="history", description="Recent changes")
+    @app_commands.describe(path="Only this file", count="How many changes")
     async def history(
         self,
         interaction: discord.Interaction[Any],
@@ -178,19 +177,20 @@ class KnowledgeCommands(commands.Cog):
     ) -> None:
         """Who changed which file when (in my time zone), and how the size changed."""
         entries = await self.editor.history(path or None, count, scope=scope_of(interaction))
+        language = language_of_locale(interaction.locale)
         if not entries:
-            await say(interaction, "まだ変更の記録はありません。/ No changes recorded yet.")
+            await say(interaction, replies.KB_NO_CHANGES(language))
             return
         tz = await self.preferences.timezone(interaction.user.id)
-        lines = [describe_change(e, self.editor.change_source(e), tz) for e in entries]
-        await say(interaction, fit(lines, f"🕘 **変更履歴 / Changes** ({tz.key})"))
+        lines = [describe_change(e, self.editor.change_source(e), tz, language) for e in entries]
+        await say(interaction, fit(lines, replies.KB_CHANGES(language, zone=tz.key), language))
 
     # -- writing ------------------------------------------------------------------------
 
-    @kb.command(name="edit", description="ファイルを編集 / Edit a file")
+    @kb.command(name="edit", description="Edit a file")
     @app_commands.describe(
-        path="例: faq.md",
-        file="4,000文字を超えるファイルは .md を添付して置き換え / Replace with an uploaded .md",
+        path="e.g. faq.md",
+        file="Replace with an uploaded .md",
     )
     async def edit(
         self,
@@ -215,12 +215,13 @@ class KnowledgeCommands(commands.Cog):
         if length > MODAL_TEXT_CHARS:
             await say(
                 interaction,
-                f"`{content.source}` は {length:,} 文字あり、フォームに入る "
-                f"{MODAL_TEXT_CHARS:,} 文字を超えています。添付の今のファイルを編集して、"
-                f"`/kb edit path:{content.path} file:<ファイル>` でアップロードしてください。/ "
-                f"`{content.source}` has {length:,} characters, more than a form holds "
-                f"({MODAL_TEXT_CHARS:,}). Edit the attached copy and upload it with "
-                f"`/kb edit path:{content.path} file:<attachment>`.",
+                replies.KB_TOO_LONG_FOR_FORM(
+                    language_of_locale(interaction.locale),
+                    source=content.source,
+                    length=f"{length:,}",
+                    limit=f"{MODAL_TEXT_CHARS:,}",
+                    path=content.path,
+                ),
                 file=as_file(content.text, content.path),
             )
             return
@@ -233,19 +234,21 @@ class KnowledgeCommands(commands.Cog):
 
         await interaction.response.send_modal(
             TextModal(
-                title=f"編集 / Edit: {content.path}",
+                title=replies.KB_EDIT_TITLE(
+                    language_of_locale(interaction.locale), path=content.path
+                ),
                 source=content.source,
                 default=content.text,
                 submit=lambda submitted, text: self._write(submitted, text, write, content.path),
+                language=language_of_locale(interaction.locale),
             )
         )
 
-    @kb.command(name="new", description="ファイルを作る / Create a file")
+    @kb.command(name="new", description="Create a file")
     @app_commands.describe(
-        path="例: guides/boost.md",
-        file="本文の .md ファイル / The .md file",
-        shared="全サーバー共通のファイルにする（ボットの管理者のみ）/ A shared file of every "
-        "server (the bot's owners only)",
+        path="e.g. guides/boost.md",
+        file="The .md file",
+        shared="A shared file of every server (the bot's owners only)",
     )
     async def new(
         self,
@@ -275,7 +278,7 @@ class KnowledgeCommands(commands.Cog):
         title = PurePosixPath(relative).stem.replace("-", " ").replace("_", " ")
         await interaction.response.send_modal(
             TextModal(
-                title=f"新規 / New: {relative}",
+                title=replies.KB_NEW_TITLE(language_of_locale(interaction.locale), path=relative),
                 source=self.editor.source_of(
                     relative
                     if shared or scope.knowledge_folder is None
@@ -283,14 +286,16 @@ class KnowledgeCommands(commands.Cog):
                 ),
                 default=f"# {title}\n\n",
                 submit=lambda submitted, text: self._write(submitted, text, write, relative),
+                language=language_of_locale(interaction.locale),
             )
         )
 
-    @kb.command(name="delete", description="ファイルを削除 / Delete a file")
-    @app_commands.describe(path="例: faq.md")
+    @kb.command(name="delete", description="Delete a file")
+    @app_commands.describe(path="e.g. faq.md")
     async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Delete a file (this server's own; a shared one only by the bot's owners) after a
         confirmation."""
+        language = language_of_locale(interaction.locale)
         scope = scope_of(interaction)
         content = await self.editor.read(path, scope=scope)
         if content.shared and not self._editor(interaction).bot_owner:
@@ -299,22 +304,22 @@ class KnowledgeCommands(commands.Cog):
             kind="kbdel",
             user_id=interaction.user.id,
             delete=file_deletion(self.editor, content, self.editor_of, scope),
-            kept=f"削除をやめました。/ Cancelled: `{content.source}` was kept.",
+            kept=replies.KB_KEPT(language, source=content.source),
             slow=True,
+            language=language,
         )
         await confirmation.ask(
             interaction,
-            f"⚠️ `{content.source}`（{format_size(content.size)}）を削除しますか？ 取り消せません。"
-            f"/ Delete `{content.source}` ({format_size(content.size)})? This cannot be undone.",
+            replies.KB_DELETE(language, source=content.source, size=format_size(content.size)),
         )
 
-    @kb.command(name="reload", description="ディスクから読み直す / Re-read the files from disk")
+    @kb.command(name="reload", description="Re-read the files from disk")
     async def reload(self, interaction: discord.Interaction[Any]) -> None:
         """Re-scan the folder now, for files changed outside Discord."""
         # Tokenising many changed files can take longer than Discord's 3-second deadline.
         await interaction.response.defer(ephemeral=True, thinking=True)
         report = await self.editor.reload()
-        await say(interaction, describe_refresh(report))
+        await say(interaction, describe_refresh(report, language_of_locale(interaction.locale)))
 
     # -- helpers ------------------------------------------------------------------------
 

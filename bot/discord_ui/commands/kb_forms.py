@@ -16,6 +16,7 @@ import discord
 
 from bot.discord_ui.commands.confirmation import Delete
 from bot.discord_ui.commands.private_replies import say
+from bot.i18n import Language, answers, language_of_locale, replies
 from bot.knowledge import Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.editor import FileContent
 from bot.servers import ServerScope
@@ -31,15 +32,15 @@ LABEL_DESCRIPTION_CHARS = 100
 # A modal is kept while the admin types.
 MODAL_SECONDS = 3600
 
-REFUSAL = (
-    "ナレッジベースを編集できるのは「サーバー管理」権限か、ナレッジベース管理ロールを持つ"
-    "メンバーだけです。/ Only members with Manage Server or a knowledge-base admin role "
-    "(KB_ADMIN_ROLE_IDS) can use /kb."
-)
-FAILED = (
-    "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
-    "that failed on my side; please try again in a moment."
-)
+
+def refusal(interaction: discord.Interaction[Any]) -> str:
+    """Why this member may not use /kb, in their Discord language."""
+    return replies.KB_REFUSAL(language_of_locale(interaction.locale))
+
+
+def failed(interaction: discord.Interaction[Any]) -> str:
+    """The internal-error sentence, in the member's Discord language."""
+    return answers.INTERNAL_ERROR(language_of_locale(interaction.locale))
 
 
 class TextModal(discord.ui.Modal):
@@ -52,6 +53,7 @@ class TextModal(discord.ui.Modal):
         source: str,
         default: str,
         submit: Callable[[discord.Interaction[Any], str], Awaitable[None]],
+        language: Language = "ja",
     ) -> None:
         # A random custom_id: each opened modal is its own form, answered only by its opener.
         super().__init__(
@@ -68,7 +70,7 @@ class TextModal(discord.ui.Modal):
         )
         self.add_item(
             discord.ui.Label(
-                text="本文（Markdown）/ Text (markdown)",
+                text=replies.KB_TEXT_LABEL(language),
                 description=clip(source, LABEL_DESCRIPTION_CHARS),
                 component=self.text,
             )
@@ -81,7 +83,7 @@ class TextModal(discord.ui.Modal):
             await self._submit(interaction, self.text.value)
         except Exception:
             log.exception("Saving a /kb form failed")
-            await say(interaction, FAILED)
+            await say(interaction, failed(interaction))
 
 
 def file_deletion(
@@ -95,7 +97,7 @@ def file_deletion(
     async def delete(interaction: discord.Interaction[Any]) -> str:
         who = editor_of(interaction)
         if who is None:
-            return REFUSAL
+            return refusal(interaction)
         source = content.source
         try:
             await editor.delete(content.path, who, scope=scope, expected_hash=content.content_hash)
@@ -103,10 +105,7 @@ def file_deletion(
             return f"⚠️ {exc}"
         except OSError as exc:
             log.error("Deleting %s failed: %s", source, exc)
-            return FAILED
-        return (
-            f"🗑️ `{source}` を削除しました。/kb history に記録されています。/ Deleted "
-            f"`{source}`; /kb history keeps the record."
-        )
+            return failed(interaction)
+        return replies.KB_FILE_DELETED(language_of_locale(interaction.locale), source=source)
 
     return delete

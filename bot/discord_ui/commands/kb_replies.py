@@ -9,8 +9,9 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.commands.kb_forms import REFUSAL
+from bot.discord_ui.commands.kb_forms import refusal
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
+from bot.i18n import Language, language_of_locale, replies
 from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import format_size
 
@@ -30,22 +31,17 @@ def as_file(text: str, path: str) -> discord.File:
     return discord.File(io.BytesIO(text.encode("utf-8")), filename=PurePosixPath(path).name)
 
 
-def saved_message(entry: ChangeEntry, source: str) -> str:
+def saved_message(entry: ChangeEntry, source: str, language: Language = "ja") -> str:
     """What an admin is told after a create or an edit."""
     if entry.action is ChangeAction.CREATE:
-        return (
-            f"🆕 `{source}` を作りました（{format_size(entry.size_after)}）。"
-            f"次の質問から使われます。/ Created `{source}` ({format_size(entry.size_after)}); "
-            "answers use it from the next question."
-        )
+        return replies.KB_CREATED(language, source=source, size=format_size(entry.size_after))
     sizes = f"{format_size(entry.size_before)} → {format_size(entry.size_after)}"
-    return (
-        f"✅ `{source}` を保存しました（{sizes}）。次の質問から使われます。/ Saved `{source}` "
-        f"({sizes}); answers use it from the next question."
-    )
+    return replies.KB_SAVED(language, source=source, sizes=sizes)
 
 
-def fit(lines: list[str], header: str, budget: int = MESSAGE_BUDGET) -> str:
+def fit(
+    lines: list[str], header: str, language: Language = "ja", budget: int = MESSAGE_BUDGET
+) -> str:
     """Header and as many lines as fit in one message, then how many were left out."""
     kept: list[str] = []
     used = len(header)
@@ -56,7 +52,7 @@ def fit(lines: list[str], header: str, budget: int = MESSAGE_BUDGET) -> str:
         used += len(line) + 1
     text = "\n".join([header, *kept])
     left = len(lines) - len(kept)
-    return text + (f"\n…ほか {left} 件 / {left} more" if left else "")
+    return text + (replies.KB_MORE(language, count=left) if left else "")
 
 
 async def write_submitted(
@@ -68,8 +64,9 @@ async def write_submitted(
     path: str,
 ) -> None:
     """Save a submitted form; a refused text is sent back so the admin's work is not lost."""
+    language = language_of_locale(interaction.locale)
     if editor is None:
-        await say(interaction, REFUSAL)
+        await say(interaction, refusal(interaction))
         return
     # Writing re-indexes the file, which may outlast the 3-second deadline.
     await interaction.response.defer(ephemeral=True, thinking=True)
@@ -78,11 +75,11 @@ async def write_submitted(
     except KnowledgeEditError as exc:
         await say(
             interaction,
-            f"⚠️ {exc}\n書いた本文を添付します。/ Your text is attached.",
+            f"⚠️ {exc}\n{replies.KB_TEXT_ATTACHED(language)}",
             file=as_file(text, path),
         )
         return
-    await say(interaction, saved_message(entry, files.change_source(entry)))
+    await say(interaction, saved_message(entry, files.change_source(entry), language))
 
 
 async def write_uploaded(
@@ -98,4 +95,5 @@ async def write_uploaded(
     await interaction.response.defer(ephemeral=True, thinking=True)
     text = files.text_of_upload(await file.read())
     entry = await write(path, text, editor)
-    await say(interaction, saved_message(entry, files.change_source(entry)))
+    language = language_of_locale(interaction.locale)
+    await say(interaction, saved_message(entry, files.change_source(entry), language))

@@ -20,6 +20,7 @@ from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import Language, language_of_locale, replies
 from bot.members.preferences import UserPreferences
 from bot.text.clip import clip
 
@@ -35,11 +36,6 @@ USAGE_MAX_DAYS = 31
 HERE = "here"
 EVERYWHERE = "everywhere"
 
-USAGE_REFUSAL = (
-    "利用状況を見られるのは「サーバー管理」権限を持つ管理者だけです。/ Only admins (Manage "
-    "Server) can see the usage."
-)
-
 # The model's use per local day over the last days (the composition root binds the database).
 UsageSource = Callable[[datetime, int, ZoneInfo], Awaitable[UsageReport]]
 
@@ -48,38 +44,40 @@ def _time(value: datetime | None, tz: tzinfo) -> str:
     return value.astimezone(tz).strftime("%Y-%m-%d %H:%M") if value else "—"
 
 
-def describe_memory(report: MemoryReport, tz: tzinfo, retention_days: int) -> str:
-    """What is kept for a member in one channel, in both languages."""
+def describe_memory(
+    report: MemoryReport, tz: tzinfo, retention_days: int, language: Language = "ja"
+) -> str:
+    """What is kept for a member in one channel, in their language."""
     elsewhere = (
-        f"\n他の {report.elsewhere} か所（チャンネル・DM）にも会話があります。/ I also keep "
-        f"conversations with you in {report.elsewhere} other channel(s) or DMs "
-        "(`/otomo forget scope:Everywhere`)."
-        if report.elsewhere
-        else ""
+        replies.MEMORY_ELSEWHERE(language, count=report.elsewhere) if report.elsewhere else ""
     )
     if not report.messages:
-        return (
-            "このチャンネルでは、あなたとの会話を何も覚えていません。/ I keep nothing of our "
-            "conversation in this channel." + elsewhere
-        )
-    kept = f"{retention_days} 日 / days" if retention_days else "無期限 / until you delete it"
+        return replies.MEMORY_NOTHING(language) + elsewhere
+    kept = (
+        replies.MEMORY_KEPT_DAYS(language, days=retention_days)
+        if retention_days
+        else replies.MEMORY_KEPT_FOREVER(language)
+    )
     lines = [
-        "🧠 **このチャンネルで覚えていること / What I keep for you here**",
-        f"メッセージ / messages: **{report.messages}**（あなたの発言 / yours: "
-        f"{report.their_messages}）",
-        f"期間 / from–to: {_time(report.first_at, tz)} → {_time(report.last_at, tz)}",
-        f"保存期間 / kept for: {kept}",
+        replies.MEMORY_TITLE(language),
+        replies.MEMORY_MESSAGES(language, messages=report.messages, yours=report.their_messages),
+        replies.MEMORY_SPAN(
+            language, first=_time(report.first_at, tz), last=_time(report.last_at, tz)
+        ),
+        kept,
     ]
     if report.summary:
         quoted = "\n".join(f"> {line}" for line in clip(report.summary, SUMMARY_CHARS).splitlines())
-        lines.append(f"要約 / summary ({_time(report.summary_at, tz)}):\n{quoted}")
+        lines.append(
+            f"{replies.MEMORY_SUMMARY(language, at=_time(report.summary_at, tz))}\n{quoted}"
+        )
     else:
-        lines.append("要約 / summary: まだありません / none yet")
-    lines.append("削除 / delete: `/otomo forget`")
+        lines.append(replies.MEMORY_NO_SUMMARY(language))
+    lines.append(replies.MEMORY_DELETE(language))
     return "\n".join(lines) + elsewhere
 
 
-def describe_usage(report: UsageReport, tz: tzinfo) -> str:
+def describe_usage(report: UsageReport, tz: tzinfo, language: Language = "ja") -> str:
     """A per-day table of calls, errors, tokens and latency, with the totals."""
     rows = [
         f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'tok out':>8} "
@@ -93,10 +91,10 @@ def describe_usage(report: UsageReport, tz: tzinfo) -> str:
         )
     purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
     zone = getattr(tz, "key", str(tz))
-    return (
-        f"📊 **モデルの利用状況（ボット全体）/ Model usage (whole bot)** — {len(report.days)} 日 / "
-        f"days ({zone})\n"
-        "```\n" + "\n".join(rows) + "\n```" + (f"\n用途 / purposes: {purposes}" if purposes else "")
+    title = replies.USAGE_TITLE(language, days=len(report.days), zone=zone)
+    table = "```\n" + "\n".join(rows) + "\n```"
+    return f"{title}\n{table}" + (
+        replies.USAGE_PURPOSES(language, purposes=purposes) if purposes else ""
     )
 
 
@@ -126,17 +124,17 @@ class MemoryCommands(commands.Cog):
             raise RuntimeError("/otomo memory needs the core commands' /otomo group loaded first")
         memory: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="memory",
-            description="このチャンネルで覚えていること / What I keep about you here",
+            description="What I keep about you here",
             callback=self.show_memory,
         )
         forget: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="forget",
-            description="会話の記憶を削除 / Delete your conversation history",
+            description="Delete your conversation history",
             callback=self.forget,
         )
         usage: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="usage",
-            description="モデルの利用状況（管理者）/ Model usage per day (admins)",
+            description="Model usage per day (admins)",
             callback=self.usage,
         )
         for command in (memory, forget, usage):
@@ -146,48 +144,41 @@ class MemoryCommands(commands.Cog):
         """Show how many messages and which summary Otomo keeps for me in this channel."""
         report = await self.memory.report(interaction.user.id, interaction.channel_id or 0)
         tz = await self.preferences.timezone(interaction.user.id)
-        await say(interaction, describe_memory(report, tz, self.retention_days))
+        language = language_of_locale(interaction.locale)
+        await say(interaction, describe_memory(report, tz, self.retention_days, language))
 
-    @app_commands.describe(scope="どこの記憶を消すか / Where to forget")
+    @app_commands.describe(scope="Where to forget")
     @app_commands.choices(
         scope=[
-            app_commands.Choice(name="このチャンネル / This channel", value=HERE),
-            app_commands.Choice(name="すべてのチャンネルとDM / Everywhere", value=EVERYWHERE),
+            app_commands.Choice(name="This channel", value=HERE),
+            app_commands.Choice(name="Everywhere", value=EVERYWHERE),
         ]
     )
     async def forget(self, interaction: discord.Interaction[Any], scope: str = HERE) -> None:
         """Delete my history and summaries here or everywhere, after a confirmation."""
         everywhere = scope == EVERYWHERE
-        where = (
-            "すべてのチャンネルとDMでの / everywhere (every channel and DM)"
-            if everywhere
-            else "このチャンネルでの / in this channel"
-        )
+        language = language_of_locale(interaction.locale)
         user_id = interaction.user.id
         channel_id = None if everywhere else interaction.channel_id
 
         async def forget_history(_: discord.Interaction[Any]) -> str:
             report = await self.memory.forget(user_id, channel_id)
             await self.bot.approval_clicks.forgotten(report.cancelled)
-            return (
-                f"🧹 削除しました: メッセージ {report.messages} 件（会話 {report.conversations} "
-                f"件）。/ Deleted {report.messages} messages from {report.conversations} "
-                "conversation(s); I start afresh."
+            return replies.FORGOTTEN(
+                language, messages=report.messages, conversations=report.conversations
             )
 
         confirmation = DeleteConfirmation(
             kind="forget",
             user_id=user_id,
             delete=forget_history,
-            kept="削除をやめました。/ Cancelled: nothing was deleted.",
+            kept=replies.NOTHING_DELETED(language),
+            language=language,
         )
-        await confirmation.ask(
-            interaction,
-            f"🧹 {where} 会話の履歴と要約を削除しますか？元に戻せません。/ Delete our conversation "
-            "history and summaries? This cannot be undone.",
-        )
+        question = replies.FORGET_EVERYWHERE if everywhere else replies.FORGET_HERE
+        await confirmation.ask(interaction, question(language))
 
-    @app_commands.describe(days="日数 / How many days")
+    @app_commands.describe(days="How many days")
     async def usage(
         self,
         interaction: discord.Interaction[Any],
@@ -195,9 +186,9 @@ class MemoryCommands(commands.Cog):
     ) -> None:
         """Model calls, tokens, errors and latency per day (admins)."""
         if not self.bot.permissions.is_server_admin(actor_of_interaction(interaction)):
-            await say(interaction, USAGE_REFUSAL)
+            await say(interaction, replies.USAGE_REFUSAL(language_of_locale(interaction.locale)))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await self.preferences.timezone(interaction.user.id)
         report = await self.usage_source(self.now(), days, tz)
-        await say(interaction, describe_usage(report, tz))
+        await say(interaction, describe_usage(report, tz, language_of_locale(interaction.locale)))

@@ -13,6 +13,7 @@ from discord.ext import commands
 from bot.agent.llm.models import ModelChoice, UnknownModel
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import Language, language_of_locale, replies
 from bot.members.permissions import Permissions
 
 log = logging.getLogger(__name__)
@@ -21,20 +22,11 @@ log = logging.getLogger(__name__)
 CHOICES = 25
 CHOICE_CHARS = 100
 
-REFUSAL = (
-    "モデルを切り替えられるのはサーバー管理の権限がある人だけです。/ Only members with "
-    "Manage Server (or Administrator) can switch the model."
-)
-NO_SERVER = (
-    "モデルはサーバーごとに選びます。サーバーのチャンネルで使ってください。/ The model is chosen "
-    "per server: use /model in one of its channels."
-)
 
-
-def describe_model(model: str, sees_images: bool) -> str:
-    """`name` plus whether it can see images, in both languages."""
-    eyes = "画像も読めます / sees images" if sees_images else "画像は読めません / no images"
-    return f"`{model}`（{eyes}）"
+def describe_model(model: str, sees_images: bool, language: Language = "ja") -> str:
+    """`name` plus whether it can see images."""
+    said = replies.SEES_IMAGES if sees_images else replies.NO_IMAGES
+    return said(language, model=model)
 
 
 class ModelCommands(commands.Cog):
@@ -47,20 +39,21 @@ class ModelCommands(commands.Cog):
         self.models = models
         self.sees_images = sees_images
 
-    @app_commands.command(name="model", description="使うAIモデル / The AI model Otomo uses")
+    @app_commands.command(name="model", description="The AI model Otomo uses")
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
-    @app_commands.describe(name="切り替え先のモデル / The model to switch to")
+    @app_commands.describe(name="The model to switch to")
     async def model(self, interaction: discord.Interaction[Any], name: str | None = None) -> None:
         """Show this server's model and the choices, or switch to one (admins)."""
+        language = language_of_locale(interaction.locale)
         if interaction.guild_id is None:
-            await say(interaction, NO_SERVER)
+            await say(interaction, replies.MODEL_NEEDS_SERVER(language))
             return
         if not self.permissions.is_server_admin(actor_of_interaction(interaction)):
-            await say(interaction, REFUSAL)
+            await say(interaction, replies.MODEL_REFUSAL(language))
             return
         if name is None:
-            await say(interaction, await self._overview(interaction.guild_id))
+            await say(interaction, await self._overview(interaction.guild_id, language))
             return
         try:
             await self.models.choose(interaction.guild_id, name.strip(), interaction.user.id)
@@ -73,26 +66,19 @@ class ModelCommands(commands.Cog):
             name.strip(),
             interaction.user.id,
         )
-        await say(
-            interaction,
-            f"次の回答から {describe_model(name.strip(), self.sees_images(name.strip()))} を使い"
-            f"ます。/ From the next answer on, Otomo uses `{name.strip()}` in this server.",
-        )
+        chosen = name.strip()
+        model = describe_model(chosen, self.sees_images(chosen), language)
+        await say(interaction, replies.MODEL_SWITCHED(language, model=model))
 
-    async def _overview(self, guild_id: int) -> str:
+    async def _overview(self, guild_id: int, language: Language) -> str:
         current = await self.models.current(guild_id)
-        lines = [
-            f"今のモデル / Current model: {describe_model(current, self.sees_images(current))}",
-            "選べるモデル / Choices (`/model name:…`):",
-        ]
+        model = describe_model(current, self.sees_images(current), language)
+        lines = [replies.CURRENT_MODEL(language, model=model), replies.MODEL_CHOICES(language)]
         for choice in self.models.choices:
-            default = "（既定 / default）" if choice == self.models.default else ""
+            default = replies.DEFAULT_MODEL(language) if choice == self.models.default else ""
             lines.append(f"• `{choice}`{default}")
         if len(self.models.choices) == 1:
-            lines.append(
-                "-# ほかのモデルは運営者が `.env` の `LLM_MODELS` に追加します。/ "
-                "An operator offers more models with `LLM_MODELS` in `.env`."
-            )
+            lines.append(replies.MORE_MODELS(language))
         return "\n".join(lines)
 
     @model.autocomplete("name")

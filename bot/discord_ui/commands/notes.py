@@ -17,6 +17,7 @@ from bot.discord_ui.commands.choices import CHOICES, suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import Language, answers, language_of_locale, replies
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
@@ -25,14 +26,6 @@ from bot.text.clip import clip
 log = logging.getLogger(__name__)
 
 SNIPPET_CHARS = 80
-
-NO_SERVER = (
-    "メモはサーバーごとです。サーバーのチャンネルで使ってください。/ Notes belong to a server."
-)
-FAILED = (
-    "ごめんなさい、内部エラーで完了できませんでした。少し待ってもう一度お願いします。/ Sorry, "
-    "that failed on my side; please try again in a moment."
-)
 
 
 def when(note: NoteView, tz: tzinfo) -> str:
@@ -46,21 +39,23 @@ def note_line(note: NoteView, tz: tzinfo, snippet: str | None = None) -> str:
     return f"**{note.label}** — {note.author_name}, {when(note, tz)}\n　{clip(text, SNIPPET_CHARS)}"
 
 
-def note_card(note: NoteView, tz: tzinfo) -> str:
+def note_card(note: NoteView, tz: tzinfo, language: Language = "ja") -> str:
     """A whole note with who wrote it and when (and who edited it last)."""
     header = f"📝 **{note.label}** — {note.author_name}, {when(note, tz)}"
     if note.updated_by_name is not None:
         edited = note.updated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M")
-        header += f"（編集 / edited: {note.updated_by_name}, {edited}）"
+        header += replies.NOTE_EDITED(language, name=note.updated_by_name, at=edited)
     return f"{header}\n{note.body}"
+
+
+def _need_server(interaction: discord.Interaction[Any]) -> str:
+    return replies.NOTES_NEED_SERVER(language_of_locale(interaction.locale))
 
 
 class NotesCommands(commands.Cog):
     """/notes list, show and delete."""
 
-    notes = app_commands.Group(
-        name="notes", description="サーバーのメモ帳 / The server notebook", guild_only=True
-    )
+    notes = app_commands.Group(name="notes", description="The server notebook", guild_only=True)
 
     def __init__(
         self, notebook: Notebook, preferences: UserPreferences, permissions: Permissions
@@ -82,12 +77,10 @@ class NotesCommands(commands.Cog):
             await say(interaction, f"⚠️ {original}")
             return
         log.error("/notes command failed", exc_info=original)
-        await say(interaction, FAILED)
+        await say(interaction, answers.INTERNAL_ERROR(language_of_locale(interaction.locale)))
 
-    @notes.command(name="list", description="メモの一覧・検索 / List or search the notes")
-    @app_commands.describe(
-        search="探す言葉（例: 旅行）/ Words to look for", page="ページ番号 / Page number"
-    )
+    @notes.command(name="list", description="List or search the notes")
+    @app_commands.describe(search="Words to look for (e.g. travel)", page="Page number")
     async def list_notes(
         self,
         interaction: discord.Interaction[Any],
@@ -96,62 +89,62 @@ class NotesCommands(commands.Cog):
     ) -> None:
         """List the server's notes, newest first, or the ones matching some words."""
         if interaction.guild_id is None:
-            await say(interaction, NO_SERVER)
+            await say(
+                interaction, replies.NOTES_NEED_SERVER(language_of_locale(interaction.locale))
+            )
             return
         tz = await self.preferences.timezone(interaction.user.id)
+        language = language_of_locale(interaction.locale)
         if search and search.strip():
             hits = await self.notebook.search(interaction.guild_id, search.strip(), 10)
             if not hits:
-                await say(
-                    interaction, f"「{clip(search, 50)}」に合うメモはありません。/ No note matches."
-                )
+                await say(interaction, replies.NO_NOTE_MATCHES(language, search=clip(search, 50)))
                 return
             lines = [note_line(h.note, tz, h.snippet) for h in hits]
-            header = f"🔎 **メモ / Notes**「{clip(search, 50)}」"
+            header = replies.NOTES_FOUND(language, search=clip(search, 50))
         else:
             listing = await self.notebook.page(interaction.guild_id, page)
             if not listing.total:
-                await say(
-                    interaction,
-                    "メモはまだありません。「@Otomo これメモしといて」で書けます。/ No notes yet; "
-                    'mention me with "note this down" to write one.',
-                )
+                await say(interaction, replies.NO_NOTES_YET(language))
                 return
             lines = [note_line(n, tz) for n in listing.notes]
-            header = (
-                f"📒 **メモ帳 / Notebook**: {listing.total} 件 / notes — "
-                f"{listing.page}/{listing.pages}"
+            header = replies.NOTEBOOK_PAGE(
+                language, total=listing.total, page=listing.page, pages=listing.pages
             )
             if listing.page < listing.pages:
-                lines.append(f"次のページ / Next page: `/notes list page:{listing.page + 1}`")
-        lines.append("全文 / Whole note: `/notes show`")
+                command = f"/notes list page:{listing.page + 1}"
+                lines.append(replies.NEXT_PAGE(language, command=command))
+        lines.append(replies.WHOLE_NOTE(language))
         await say(interaction, "\n".join([header, *lines]))
 
-    @notes.command(name="show", description="メモを読む / Read a note")
-    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    @notes.command(name="show", description="Read a note")
+    @app_commands.describe(note="The note's number (e.g. 12)")
     async def show(self, interaction: discord.Interaction[Any], note: int) -> None:
         """Read one note in full, with who wrote it and when."""
         if interaction.guild_id is None:
-            await say(interaction, NO_SERVER)
+            await say(
+                interaction, replies.NOTES_NEED_SERVER(language_of_locale(interaction.locale))
+            )
             return
         view = await self.notebook.get(interaction.guild_id, note)
-        await say(
-            interaction, note_card(view, await self.preferences.timezone(interaction.user.id))
-        )
+        tz = await self.preferences.timezone(interaction.user.id)
+        await say(interaction, note_card(view, tz, language_of_locale(interaction.locale)))
 
-    @notes.command(name="delete", description="メモを削除 / Delete a note")
-    @app_commands.describe(note="メモの番号（例: 12）/ The note's number")
+    @notes.command(name="delete", description="Delete a note")
+    @app_commands.describe(note="The note's number (e.g. 12)")
     async def delete(self, interaction: discord.Interaction[Any], note: int) -> None:
         """Delete a note (your own, or anyone's if you moderate), after a confirmation."""
         if interaction.guild_id is None:
-            await say(interaction, NO_SERVER)
+            await say(
+                interaction, replies.NOTES_NEED_SERVER(language_of_locale(interaction.locale))
+            )
             return
         view = await self.notebook.get(interaction.guild_id, note)
+        language = language_of_locale(interaction.locale)
         if view.author_id != interaction.user.id and not self._moderator(interaction):
             await say(
                 interaction,
-                f"{view.label} は {view.author_name} さんのメモです。削除できるのは書いた人か管理者"
-                f"だけです。/ Only {view.author_name} (who wrote it) or a moderator can delete it.",
+                replies.NOT_YOUR_NOTE(language, label=view.label, name=view.author_name),
             )
             return
         notebook = self.notebook
@@ -163,18 +156,19 @@ class NotesCommands(commands.Cog):
                 await notebook.delete(view.guild_id, view.id, who)
             except NoteError as exc:
                 return f"⚠️ {exc}"
-            return f"🗑️ {view.label} を削除しました。/ Deleted note {view.label}."
+            return replies.NOTE_DELETED(language, label=view.label)
 
         confirmation = DeleteConfirmation(
             kind="notedel",
             user_id=interaction.user.id,
             delete=delete_note,
-            kept=f"削除をやめました。/ Cancelled: {view.label} was kept.",
+            kept=replies.NOTE_KEPT(language, label=view.label),
+            language=language,
         )
+        tz = await self.preferences.timezone(interaction.user.id)
         await confirmation.ask(
             interaction,
-            f"🗑️ {view.label} を削除しますか？ / Delete this note?\n"
-            + note_card(view, await self.preferences.timezone(interaction.user.id)),
+            replies.DELETE_NOTE(language, label=view.label) + "\n" + note_card(view, tz, language),
         )
 
     @show.autocomplete("note")

@@ -11,7 +11,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.i18n import Language, Text, language_of_locale, replies
 from bot.members.preferences import UnknownTimezone, UserPreferences, timezone_names
+from bot.reminders.buttons import when_said
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     NotReminderOwner,
@@ -19,6 +21,7 @@ from bot.reminders.errors import (
     ReminderError,
     ReminderNotFound,
 )
+from bot.reminders.repeat import summary_en
 from bot.reminders.service import MAX_LISTED, ReminderService
 from bot.reminders.times import local_text
 from bot.text.clip import clip
@@ -32,47 +35,45 @@ LINE_CONTENT_CHARS = 60
 LIST_COLOUR = discord.Colour.from_rgb(255, 170, 60)
 
 
-def reminder_line(view: ReminderView, now: datetime) -> str:
+def reminder_line(view: ReminderView, now: datetime, language: Language = "ja") -> str:
     """`#12 12月1日(火) 09:00 「歯医者」 🔁 毎日 09:00`: one reminder for people."""
     content = clip(view.content, LINE_CONTENT_CHARS, flatten=True)
-    line = f"`#{view.id}` {view.when_text(now)} 「{content}」"
-    return f"{line} 🔁 {view.repeat_text}" if view.repeat_text else line
+    if language == "ja":
+        line = f"`#{view.id}` {view.when_text(now)} 「{content}」"
+        repeat = view.repeat_text
+    else:
+        line = f"`#{view.id}` {when_said(view, now, language)} “{content}”"
+        repeat = summary_en(view.repeat) if view.repeat is not None else None
+    return f"{line} 🔁 {repeat}" if repeat else line
 
 
-def cancel_refusal(error: ReminderError, reminder_id: int) -> str:
+_CANCEL_REFUSALS: dict[type[ReminderError], Text] = {
+    NotReminderOwner: replies.NOT_YOUR_REMINDER,
+    ReminderNotFound: replies.NO_SUCH_REMINDER,
+    ReminderClosed: replies.REMINDER_ALREADY_CLOSED,
+}
+
+
+def cancel_refusal(error: ReminderError, reminder_id: int, language: Language = "ja") -> str:
     """Why a cancel did not happen, for the person (the exception's text is for the model)."""
-    if isinstance(error, NotReminderOwner):
-        return (
-            f"#{reminder_id} は別の人のリマインドです。取り消せるのは頼んだ本人だけです。"
-            f"(Reminder #{reminder_id} belongs to someone else; only they can cancel it.)"
-        )
-    if isinstance(error, ReminderNotFound):
-        return (
-            f"#{reminder_id} というリマインドはありません。"
-            "`/remind list` で番号を確かめてください。"
-            f"(There is no reminder #{reminder_id}; `/remind list` shows yours.)"
-        )
-    if isinstance(error, ReminderClosed):
-        return (
-            f"#{reminder_id} はもう届いたか、取り消し済みです。"
-            f"(Reminder #{reminder_id} was already delivered or cancelled.)"
-        )
-    return (
-        f"#{reminder_id} を取り消せませんでした。`/remind list` からもう一度お試しください。"
-        f"(I could not cancel #{reminder_id}; please try again from `/remind list`.)"
-    )
+    for kind, text in _CANCEL_REFUSALS.items():
+        if isinstance(error, kind):
+            return text(language, id=reminder_id)
+    return replies.REMINDER_NOT_CANCELLED(language, id=reminder_id)
 
 
-def _english_time(instant: datetime, tz: ZoneInfo) -> str:
-    return f"{instant.astimezone(tz):%a %d %b %H:%M}"
+def _local_now(now: datetime, zone: ZoneInfo, language: Language) -> str:
+    if language == "ja":
+        return local_text(now, zone)
+    return f"{now.astimezone(zone):%a %d %b %H:%M}"
 
 
 class CancelSelect(discord.ui.Select["CancelView"]):
     """Choose reminders to cancel from the list."""
 
-    def __init__(self, options: list[discord.SelectOption]) -> None:
+    def __init__(self, options: list[discord.SelectOption], language: Language) -> None:
         super().__init__(
-            placeholder="取り消すリマインドを選ぶ / Choose reminders to cancel",
+            placeholder=replies.CHOOSE_REMINDERS(language),
             min_values=1,
             max_values=len(options),
             options=options,
@@ -88,9 +89,10 @@ class CancelSelect(discord.ui.Select["CancelView"]):
             try:
                 view = await menu.service.cancel(reminder_id, interaction.user.id, menu.tz)
             except ReminderError as exc:
-                lines.append(f"⚠️ {cancel_refusal(exc, reminder_id)}")
+                lines.append(f"⚠️ {cancel_refusal(exc, reminder_id, menu.language)}")
             else:
-                lines.append(f"🗑️ 取り消しました / Cancelled: {reminder_line(view, menu.now())}")
+                line = reminder_line(view, menu.now(), menu.language)
+                lines.append(replies.REMINDER_CANCELLED(menu.language, line=line))
         menu.stop()
         await interaction.response.edit_message(content="\n".join(lines), embed=None, view=None)
 
@@ -105,13 +107,15 @@ class CancelView(discord.ui.View):
         tz: ZoneInfo,
         now: Callable[[], datetime],
         options: list[discord.SelectOption],
+        language: Language = "ja",
     ) -> None:
         super().__init__(timeout=600)
         self.service = service
         self.user_id = user_id
         self.tz = tz
         self.now = now
-        self.add_item(CancelSelect(options))
+        self.language = language
+        self.add_item(CancelSelect(options, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the person who listed their reminders can cancel from this menu."""
@@ -121,8 +125,8 @@ class CancelView(discord.ui.View):
 class ReminderCommands(commands.Cog):
     """Reminder and time-zone slash commands."""
 
-    remind = app_commands.Group(name="remind", description="リマインド / Reminders")
-    timezone = app_commands.Group(name="timezone", description="タイムゾーン / Time zone")
+    remind = app_commands.Group(name="remind", description="Reminders")
+    timezone = app_commands.Group(name="timezone", description="Time zone")
 
     def __init__(
         self, service: ReminderService, preferences: UserPreferences, now: Callable[[], datetime]
@@ -131,28 +135,26 @@ class ReminderCommands(commands.Cog):
         self.preferences = preferences
         self.now = now
 
-    @remind.command(name="list", description="自分のリマインド一覧 / Your pending reminders")
+    @remind.command(name="list", description="Your pending reminders")
     async def list_reminders(self, interaction: discord.Interaction[Any]) -> None:
         """Show my pending reminders with a menu to cancel them."""
         tz = await self.preferences.timezone(interaction.user.id)
+        language = language_of_locale(interaction.locale)
         views = await self.service.list_pending(interaction.user.id, tz)
         if not views:
             await interaction.response.send_message(
-                "予定しているリマインドはありません。メンションして「明日9時に歯医者って"
-                "リマインドして」のように頼んでください。/ You have no pending reminders; "
-                'mention me with something like "remind me about the dentist at 9 tomorrow".',
-                ephemeral=True,
+                replies.NO_PENDING_REMINDERS(language), ephemeral=True
             )
             return
         now = self.now()
         embed = discord.Embed(
-            title=f"⏰ あなたのリマインド / Your reminders ({len(views)})",
-            description="\n".join(reminder_line(v, now) for v in views),
+            title=replies.YOUR_REMINDERS(language, count=len(views)),
+            description="\n".join(reminder_line(v, now, language) for v in views),
             colour=LIST_COLOUR,
         )
-        footer = f"{tz.key} ・ /timezone set で変更 / change with /timezone set"
+        footer = replies.REMINDERS_FOOTER(language, zone=tz.key)
         if len(views) >= MAX_LISTED:
-            footer = f"近い順に{MAX_LISTED}件まで / the {MAX_LISTED} soonest ・ {footer}"
+            footer = replies.SOONEST_ONLY(language, count=MAX_LISTED) + footer
         embed.set_footer(text=footer)
         options = [
             discord.SelectOption(
@@ -164,24 +166,26 @@ class ReminderCommands(commands.Cog):
         ]
         await interaction.response.send_message(
             embed=embed,
-            view=CancelView(self.service, interaction.user.id, tz, self.now, options),
+            view=CancelView(self.service, interaction.user.id, tz, self.now, options, language),
             ephemeral=True,
         )
 
-    @remind.command(name="cancel", description="リマインドを取り消す / Cancel a reminder")
-    @app_commands.describe(reminder_id="リマインドの番号 (#12 なら 12) / The reminder number")
+    @remind.command(name="cancel", description="Cancel a reminder")
+    @app_commands.describe(reminder_id="The reminder's number (12 for #12)")
     async def cancel(self, interaction: discord.Interaction[Any], reminder_id: int) -> None:
         """Cancel one of my reminders by its number."""
         tz = await self.preferences.timezone(interaction.user.id)
+        language = language_of_locale(interaction.locale)
         try:
             view = await self.service.cancel(reminder_id, interaction.user.id, tz)
         except ReminderError as exc:
             await interaction.response.send_message(
-                f"⚠️ {cancel_refusal(exc, reminder_id)}", ephemeral=True
+                f"⚠️ {cancel_refusal(exc, reminder_id, language)}", ephemeral=True
             )
             return
+        line = reminder_line(view, self.now(), language)
         await interaction.response.send_message(
-            f"🗑️ 取り消しました / Cancelled: {reminder_line(view, self.now())}", ephemeral=True
+            replies.REMINDER_CANCELLED(language, line=line), ephemeral=True
         )
 
     @cancel.autocomplete("reminder_id")
@@ -202,28 +206,22 @@ class ReminderCommands(commands.Cog):
             if typed in str(v.id) or typed.lower() in v.content.lower()
         ][:SELECT_LIMIT]
 
-    @timezone.command(name="set", description="タイムゾーンを設定 / Set your time zone")
-    @app_commands.describe(name="例: Asia/Tokyo, Europe/London, America/New_York")
+    @timezone.command(name="set", description="Set your time zone")
+    @app_commands.describe(name="e.g. Asia/Tokyo, Europe/London, America/New_York")
     async def set_timezone(self, interaction: discord.Interaction[Any], name: str) -> None:
         """Set my time zone (IANA name) for reminders and dates."""
+        language = language_of_locale(interaction.locale)
         try:
             zone = await self.preferences.set_timezone(interaction.user.id, name)
         except UnknownTimezone:
             shown = clip(name, 64, flatten=True)
             await interaction.response.send_message(
-                f"⚠️ 「{shown}」というタイムゾーンは見つかりません。Asia/Tokyo のような名前を"
-                "候補から選んでください。/ I don't know the time zone "
-                f'"{shown}": pick a name such as Asia/Tokyo from the suggestions.',
-                ephemeral=True,
+                replies.UNKNOWN_TIMEZONE(language, name=shown), ephemeral=True
             )
             return
-        now = self.now()
+        now = _local_now(self.now(), zone, language)
         await interaction.response.send_message(
-            f"🕒 タイムゾーンを **{zone.key}** にしました（いま {local_text(now, zone)}）。"
-            "これから頼むリマインドの時刻はこのタイムゾーンで読みます。"
-            f"/ Your time zone is now **{zone.key}** (local time {_english_time(now, zone)}); "
-            "I'll read the times of new reminders in it.",
-            ephemeral=True,
+            replies.TIMEZONE_SET(language, zone=zone.key, now=now), ephemeral=True
         )
 
     @set_timezone.autocomplete("name")
@@ -233,14 +231,12 @@ class ReminderCommands(commands.Cog):
         """IANA names containing what was typed (`new york` finds America/New_York)."""
         return [app_commands.Choice(name=n, value=n) for n in timezone_names(current, SELECT_LIMIT)]
 
-    @timezone.command(name="show", description="今のタイムゾーン / Show your time zone")
+    @timezone.command(name="show", description="Show your time zone")
     async def show_timezone(self, interaction: discord.Interaction[Any]) -> None:
         """Show my time zone and the local time."""
         zone = await self.preferences.timezone(interaction.user.id)
-        now = self.now()
+        language = language_of_locale(interaction.locale)
+        now = _local_now(self.now(), zone, language)
         await interaction.response.send_message(
-            f"🕒 あなたのタイムゾーンは **{zone.key}** です（いま {local_text(now, zone)}）。"
-            f"/ Your time zone is **{zone.key}** (local time {_english_time(now, zone)}). "
-            "`/timezone set` で変更できます / change it with `/timezone set`.",
-            ephemeral=True,
+            replies.TIMEZONE_SHOWN(language, zone=zone.key, now=now), ephemeral=True
         )

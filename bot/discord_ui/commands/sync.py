@@ -43,9 +43,17 @@ def scope_of(dev_guild_id: int | None) -> str:
     return str(dev_guild_id) if dev_guild_id else GLOBAL_SCOPE
 
 
-def tree_payload(tree: app_commands.CommandTree[Any], guild: discord.Object | None) -> list[Any]:
-    """What a sync would send for guild (None: global), in a stable order."""
-    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+async def tree_payload(
+    tree: app_commands.CommandTree[Any], guild: discord.Object | None
+) -> list[Any]:
+    """What a sync would send for guild (None: global), translations included, in a stable
+    order: a changed translation changes the hash, so it is synced too."""
+    commands = tree.get_commands(guild=guild)
+    translator = tree.translator
+    if translator is None:
+        payload = [command.to_dict(tree) for command in commands]
+    else:
+        payload = [await command.get_translated_payload(tree, translator) for command in commands]
     return sorted(payload, key=lambda c: (int(c.get("type", 1)), str(c["name"])))
 
 
@@ -76,7 +84,7 @@ class CommandSync:
         assert client.application_id is not None
         if self._guild is not None:
             tree.copy_global_to(guild=self._guild)
-        payload = tree_payload(tree, self._guild)
+        payload = await tree_payload(tree, self._guild)
         digest = tree_hash(payload)
         stored = await self._store.last(client.application_id, self.scope)
         if stored is not None and stored.tree_hash == digest:

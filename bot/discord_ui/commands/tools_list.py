@@ -8,6 +8,7 @@ import discord
 
 from bot.discord_ui.members import actor_of_interaction
 from bot.extools import ExternalToolsRuntime, ToolStatus
+from bot.i18n import Language, language_of_locale, replies
 from bot.members.permissions import Permissions
 from bot.text.clip import clip
 
@@ -16,13 +17,13 @@ SELECT_LIMIT = 25
 DESCRIPTION_LIMIT = 4000
 
 
-def health_text(status: ToolStatus) -> str:
+def health_text(status: ToolStatus, language: Language = "ja") -> str:
     """The health column: on, off by an admin, or unavailable and why."""
     if status.disabled:
-        return "⛔ 無効 / disabled by an admin"
+        return replies.TOOL_DISABLED(language)
     if status.available:
-        return "✅ 利用可 / available"
-    return f"⚠️ 利用不可 / unavailable — {status.detail or 'not answering'}"
+        return replies.TOOL_AVAILABLE(language)
+    return replies.TOOL_UNAVAILABLE(language, why=status.detail or "not answering")
 
 
 def scope_text(status: ToolStatus) -> str:
@@ -32,26 +33,24 @@ def scope_text(status: ToolStatus) -> str:
     return f"{handlers}; {guild}"
 
 
-def listing(statuses: list[ToolStatus]) -> str:
+def listing(statuses: list[ToolStatus], language: Language = "ja") -> str:
     """The embed text, one block per tool."""
     if not statuses:
-        return (
-            "外部ツールはありません。/ No external tools: plugins register over the tools API "
-            "(TOOLS_API_PORT) and MCP servers come from MCP_SERVERS_FILE."
-        )
+        return replies.NO_TOOLS_LISTED(language)
     blocks = [
-        f"**`{s.name}`** ({s.kind}) — source `{s.source}`\nscope: {scope_text(s)}\n{health_text(s)}"
+        f"**`{s.name}`** ({s.kind}) — source `{s.source}`\nscope: {scope_text(s)}\n"
+        + health_text(s, language)
         for s in statuses
     ]
     text = "\n\n".join(blocks)
     return clip(text, DESCRIPTION_LIMIT)
 
 
-def listing_embed(statuses: list[ToolStatus]) -> discord.Embed:
+def listing_embed(statuses: list[ToolStatus], language: Language = "ja") -> discord.Embed:
     """The `/tools list` embed."""
     return discord.Embed(
-        title="🧩 外部ツール / External tools",
-        description=listing(statuses),
+        title=replies.EXTERNAL_TOOLS(language),
+        description=listing(statuses, language),
         colour=discord.Colour.blurple(),
     )
 
@@ -59,13 +58,17 @@ def listing_embed(statuses: list[ToolStatus]) -> discord.Embed:
 class ToggleSelect(discord.ui.Select["ToolsView"]):
     """Disable a plugin tool (it is no longer offered) or enable it again."""
 
-    def __init__(self, extools: ExternalToolsRuntime, statuses: list[ToolStatus]) -> None:
+    def __init__(
+        self, extools: ExternalToolsRuntime, statuses: list[ToolStatus], language: Language
+    ) -> None:
         plugins = [s for s in statuses if s.kind == "http"][:SELECT_LIMIT]
         super().__init__(
-            placeholder="無効化 / 有効化するツール / Disable or enable a tool",
+            placeholder=replies.CHOOSE_TOOL(language),
             options=[
                 discord.SelectOption(
-                    label=f"{'Enable' if s.disabled else 'Disable'} {s.name}"[:100],
+                    label=(replies.ENABLE_TOOL if s.disabled else replies.DISABLE_TOOL)(
+                        language, name=s.name
+                    )[:100],
                     value=s.name,
                     description=f"source {s.source}"[:100],
                 )
@@ -73,6 +76,7 @@ class ToggleSelect(discord.ui.Select["ToolsView"]):
             ],
         )
         self.extools = extools
+        self.language = language
         self.disabled_now = {s.name: s.disabled for s in plugins}
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
@@ -81,11 +85,11 @@ class ToggleSelect(discord.ui.Select["ToolsView"]):
         turn_off = not self.disabled_now.get(name, False)
         await self.extools.catalog.set_disabled(name, turn_off)
         statuses = await self.extools.statuses()
-        verb = "無効にしました / disabled" if turn_off else "有効にしました / enabled"
+        said = replies.TOOL_TURNED_OFF if turn_off else replies.TOOL_TURNED_ON
         await interaction.response.edit_message(
-            content=f"`{name}` を{verb}.",
-            embed=listing_embed(statuses),
-            view=ToolsView(self.extools, statuses, interaction.user.id),
+            content=said(self.language, name=name),
+            embed=listing_embed(statuses, self.language),
+            view=ToolsView(self.extools, statuses, interaction.user.id, self.language),
         )
 
 
@@ -93,12 +97,16 @@ class ToolsView(discord.ui.View):
     """The ephemeral list's menu; only the admin who ran the command can use it."""
 
     def __init__(
-        self, extools: ExternalToolsRuntime, statuses: list[ToolStatus], user_id: int
+        self,
+        extools: ExternalToolsRuntime,
+        statuses: list[ToolStatus],
+        user_id: int,
+        language: Language = "ja",
     ) -> None:
         super().__init__(timeout=300)
         self.user_id = user_id
         if any(s.kind == "http" for s in statuses):
-            self.add_item(ToggleSelect(extools, statuses))
+            self.add_item(ToggleSelect(extools, statuses, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the admin who opened the list."""
@@ -109,16 +117,13 @@ async def show_tools(
     interaction: discord.Interaction[Any], extools: ExternalToolsRuntime, permissions: Permissions
 ) -> None:
     """Answer `/tools list`: admins see the list; everyone else a private refusal."""
+    language = language_of_locale(interaction.locale)
     if not permissions.is_server_admin(actor_of_interaction(interaction)):
-        await interaction.response.send_message(
-            "外部ツールの一覧は管理者（サーバー管理権限）だけが見られます。/ Only admins "
-            "(Manage Server) can list external tools.",
-            ephemeral=True,
-        )
+        await interaction.response.send_message(replies.TOOLS_ADMINS_ONLY(language), ephemeral=True)
         return
     statuses = await extools.statuses()
     await interaction.response.send_message(
-        embed=listing_embed(statuses),
-        view=ToolsView(extools, statuses, interaction.user.id),
+        embed=listing_embed(statuses, language),
+        view=ToolsView(extools, statuses, interaction.user.id, language),
         ephemeral=True,
     )

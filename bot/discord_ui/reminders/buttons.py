@@ -11,8 +11,9 @@ import discord
 
 from bot.discord_ui.buttons import IdActionButton, button_targets
 from bot.discord_ui.failures import failures_told
+from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
-from bot.reminders.buttons import ButtonReply, ReminderButtons
+from bot.reminders.buttons import ButtonReply, ReminderButtons, when_said
 from bot.reminders.times import localize
 
 # "Tomorrow morning" is this local time.
@@ -22,15 +23,20 @@ NIGHT_ENDS = time(4, 0)
 
 SNOOZES = {"s10": timedelta(minutes=10), "s60": timedelta(hours=1)}
 
-REMINDER_ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
-    "s10": ("10分後 / 10 min", discord.ButtonStyle.secondary),
-    "s60": ("1時間後 / 1 h", discord.ButtonStyle.secondary),
-    "morning": ("明日の朝 / Tomorrow 8:00", discord.ButtonStyle.secondary),
-    "done": ("完了 / Done", discord.ButtonStyle.success),
+# The labels, in the language of the reminder's post.
+REMINDER_LABELS: dict[str, Text] = {
+    "s10": replies.SNOOZE_10,
+    "s60": replies.SNOOZE_60,
+    "morning": replies.SNOOZE_MORNING,
+    "done": replies.DONE,
 }
-
-# A bot assembled without the reminders feature still recognises the buttons of old reminders.
-NO_REMINDERS = "このボットではリマインダーを扱えません。(This bot does not handle reminders.)"
+REMINDER_ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+    action: (
+        label.ja,
+        discord.ButtonStyle.success if action == "done" else discord.ButtonStyle.secondary,
+    )
+    for action, label in REMINDER_LABELS.items()
+}
 
 
 def next_morning(now: datetime, tz: ZoneInfo) -> datetime:
@@ -53,22 +59,23 @@ class ReminderButton(
         targets = button_targets(interaction)
         actions = targets.reminder_actions
         if actions is None:
-            await interaction.response.send_message(NO_REMINDERS, ephemeral=True)
+            # A bot assembled without the reminders feature still knows old reminders' buttons.
+            await interaction.response.send_message(
+                replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True
+            )
             return
         async with failures_told(interaction, targets.database_health):
             await actions.on_click(interaction, self.item_id, self.action)
 
 
-def reminder_view(reminder_id: int) -> discord.ui.View:
-    """The buttons attached to a delivered reminder."""
+def reminder_view(reminder_id: int, language: Language = "ja") -> discord.ui.View:
+    """The buttons attached to a delivered reminder, labelled in the post's language."""
     view = discord.ui.View(timeout=None)
-    for action in REMINDER_ACTIONS:
-        view.add_item(ReminderButton(reminder_id, action))
+    for action, label in REMINDER_LABELS.items():
+        button = ReminderButton(reminder_id, action)
+        button.item.label = label(language)
+        view.add_item(button)
     return view
-
-
-def _english_time(instant: datetime, tz: ZoneInfo) -> str:
-    return f"{instant.astimezone(tz):%a %d %b %H:%M} ({tz.key})"
 
 
 class ReminderActions:
@@ -91,36 +98,42 @@ class ReminderActions:
 
         A failure is answered by the button (see failures.failures_told)."""
         tz = await self.preferences.timezone(interaction.user.id)
-        reply = await self._apply(reminder_id, interaction.user.id, action, tz)
+        language = language_of_locale(interaction.locale)
+        reply = await self._apply(reminder_id, interaction.user.id, action, tz, language)
         if not reply.ok or reply.reminder is None:
             # Someone else's reminder, or one that was cancelled or changed: say so privately.
             await interaction.response.send_message(reply.message, ephemeral=True)
             return
         view = reply.reminder
+        # The stamp is on the post everyone sees: in the post's language, told by its title.
+        post_language: Language = "ja" if _post_is_japanese(interaction.message) else "en"
         if action == "done":
-            status = "✅ 完了 / Done"
-            english = "Marked as done."
-            if view.repeat is not None and view.state == "pending":
-                english += f" It repeats: next on {_english_time(view.due_at, tz)}."
+            status = replies.STAMP_DONE(post_language)
         else:
-            status = f"⏰ {view.when_text(self.now())} にもう一度 / snoozed"
-            english = f"I'll remind you again on {_english_time(view.due_at, tz)}."
+            when = when_said(view, self.now(), post_language)
+            status = replies.STAMP_SNOOZED(post_language, when=when)
         # One edit: the buttons go (they did their job) and the card shows what happened.
         changes: dict[str, Any] = {"view": None}
         stamped = _stamped(interaction.message, status)
         if stamped is not None:
             changes["embed"] = stamped
         await interaction.response.edit_message(**changes)
-        await interaction.followup.send(f"{reply.message}\n{english}", ephemeral=True)
+        await interaction.followup.send(reply.message, ephemeral=True)
 
     async def _apply(
-        self, reminder_id: int, user_id: int, action: str, tz: ZoneInfo
+        self, reminder_id: int, user_id: int, action: str, tz: ZoneInfo, language: Language
     ) -> ButtonReply:
         if action == "done":
-            return await self.buttons.done(reminder_id, user_id, tz)
-        if action == "morning":
-            return await self.buttons.snooze(reminder_id, user_id, next_morning(self.now(), tz), tz)
-        return await self.buttons.snooze(reminder_id, user_id, SNOOZES[action], tz)
+            return await self.buttons.done(reminder_id, user_id, tz, language)
+        until = next_morning(self.now(), tz) if action == "morning" else SNOOZES[action]
+        return await self.buttons.snooze(reminder_id, user_id, until, tz, language)
+
+
+def _post_is_japanese(message: discord.Message | None) -> bool:
+    """Whether the reminder's post is in Japanese (its title says so)."""
+    if message is None or not message.embeds:
+        return True
+    return message.embeds[0].title != posts.REMINDER_TITLE("en")
 
 
 def _stamped(message: discord.Message | None, status: str) -> discord.Embed | None:

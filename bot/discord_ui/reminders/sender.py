@@ -9,9 +9,11 @@ import discord
 
 from bot.discord_ui.reminders.buttons import reminder_view
 from bot.discord_ui.sends import classify, only
+from bot.i18n import LANGUAGES, Language, posts
 from bot.reminders.delivery.sender import ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text
 from bot.runtime.send_failures import RetryableSendError
+from bot.settings import ServerChoices
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -35,27 +37,30 @@ def reminder_content(delivery: ReminderDelivery) -> str:
     return f"<@{delivery.user_id}> ⏰ {clip(delivery.content, PREVIEW_CHARS, flatten=True)}"
 
 
-def reminder_embed(delivery: ReminderDelivery) -> discord.Embed:
+def reminder_embed(delivery: ReminderDelivery, language: Language = "ja") -> discord.Embed:
     """The delivered reminder: its content, when it was due, lateness, repeat and origin."""
     embed = discord.Embed(
-        title="⏰ リマインド / Reminder",
+        title=posts.REMINDER_TITLE(language),
         description=delivery.content,
         colour=REMINDER_COLOUR,
         # Discord shows this in each reader's own time zone.
         timestamp=delivery.due_at,
     )
-    when = [f"{delivery.due_text} の予定"]
+    japanese = language == "ja"
+    # In English, a Discord timestamp: each reader sees it in their own zone and words.
+    due = delivery.due_text if japanese else f"<t:{int(delivery.due_at.timestamp())}:F>"
+    when = [posts.REMINDER_DUE(language, when=due)]
     if delivery.late_by is not None and delivery.late_text:
-        when.append(
-            f"（{delivery.late_text}でのお届けです / late by {english_duration(delivery.late_by)}）"
-        )
-    embed.add_field(name="予定 / When", value="\n".join(when), inline=False)
-    if delivery.repeat_text:
-        embed.add_field(name="繰り返し / Repeats", value=f"🔁 {delivery.repeat_text}", inline=False)
+        late = duration_text(delivery.late_by) if japanese else english_duration(delivery.late_by)
+        when.append(posts.REMINDER_LATE(language, late=late))
+    embed.add_field(name=posts.REMINDER_WHEN(language), value="\n".join(when), inline=False)
+    repeat = delivery.repeat_text if japanese else delivery.repeat_text_en
+    if repeat:
+        embed.add_field(name=posts.REMINDER_REPEATS(language), value=f"🔁 {repeat}", inline=False)
     if delivery.origin_url:
         embed.add_field(
-            name="元のメッセージ / Original request",
-            value=f"[ジャンプ / Jump]({delivery.origin_url})",
+            name=posts.REMINDER_ORIGIN(language),
+            value=f"[{posts.REMINDER_JUMP(language)}]({delivery.origin_url})",
             inline=False,
         )
     embed.set_footer(text=f"#{delivery.reminder_id}")
@@ -65,8 +70,16 @@ def reminder_embed(delivery: ReminderDelivery) -> discord.Embed:
 class DiscordReminderSender:
     """Implements ReminderSender: posts in the origin channel, pinging only the requester."""
 
-    def __init__(self, client: discord.Client) -> None:
+    def __init__(self, client: discord.Client, servers: ServerChoices) -> None:
         self.client = client
+        self.servers = servers
+
+    async def language(self, delivery: ReminderDelivery) -> Language:
+        """The language of the request that made the reminder, else the server's default."""
+        for language in LANGUAGES:
+            if delivery.language == language:
+                return language
+        return await self.servers.post_language(delivery.guild_id)
 
     async def send(self, delivery: ReminderDelivery) -> int:
         """Post one occurrence with its deterministic nonce; map failures for the engine."""
@@ -74,11 +87,12 @@ class DiscordReminderSender:
         if self.client.user is None or self.client.is_closed():
             raise RetryableSendError("the Discord client is not connected", NOT_READY_RETRY_SECONDS)
         channel = self.client.get_partial_messageable(delivery.channel_id)
+        language = await self.language(delivery)
         try:
             message = await channel.send(
                 content=reminder_content(delivery),
-                embed=reminder_embed(delivery),
-                view=reminder_view(delivery.reminder_id),
+                embed=reminder_embed(delivery, language),
+                view=reminder_view(delivery.reminder_id, language),
                 # Discord drops a second message with this nonce: a resend after a crash
                 # between posting and recording cannot post twice.
                 nonce=delivery.nonce,
@@ -97,14 +111,16 @@ class DiscordReminderSender:
     async def notify_owner(self, delivery: ReminderDelivery, reason: str) -> None:
         """Tell the requester by DM that a reminder could not be delivered, and what to do."""
         quoted = clip(delivery.content, DM_QUOTE_CHARS, flatten=True)
-        text = (
-            f"⚠️ リマインド「{quoted}」（#{delivery.reminder_id}、{delivery.due_text}）を "
-            f"<#{delivery.channel_id}> に投稿できませんでした（{reason}）。"
-            "チャンネルでの私の権限（メッセージの送信・埋め込みリンク）を確認するか、"
-            "別のチャンネルでもう一度頼んでください。\n"
-            f'I could not post your reminder "{quoted}" (#{delivery.reminder_id}) in '
-            f"<#{delivery.channel_id}> ({reason}). Check that I may send messages and embed "
-            "links there, or ask me again in another channel."
+        language = await self.language(delivery)
+        text = posts.REMINDER_NOT_POSTED(
+            language,
+            quoted=quoted,
+            reminder_id=delivery.reminder_id,
+            when=delivery.due_text
+            if language == "ja"
+            else f"<t:{int(delivery.due_at.timestamp())}:F>",
+            channel=f"<#{delivery.channel_id}>",
+            reason=reason,
         )
         try:
             user = self.client.get_user(delivery.user_id) or await self.client.fetch_user(

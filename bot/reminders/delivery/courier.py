@@ -18,7 +18,7 @@ from bot.reminders.delivery.sender import (
     ReminderSender,
     delivery_nonce,
 )
-from bot.reminders.repeat import following, load_rule, summary
+from bot.reminders.repeat import following, load_rule, summary, summary_en
 from bot.reminders.times import local_text
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
@@ -186,8 +186,10 @@ def delivery_of(claim: Claim, now: datetime) -> ReminderDelivery:
         late_by=late if late > LATE_AFTER else None,
         origin_message_id=row.origin_message_id,
         repeat_text=None if rule is None else summary(rule),
+        repeat_text_en=None if rule is None else summary_en(rule),
         nonce=delivery_nonce(row.id, row.occurrence),
         attempt=row.attempts + row.retries + 1,
+        language=row.language,
     )
 
 

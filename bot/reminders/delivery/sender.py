@@ -32,6 +32,9 @@ class ReminderDelivery:
     # Deterministic per occurrence, so a resend after a crash is dropped by Discord.
     nonce: str
     attempt: int
+    # The language of the message that asked for it; None: the server's default.
+    language: str | None = None
+    repeat_text_en: str | None = None
 
     @property
     def late_text(self) -> str | None:

@@ -167,7 +167,7 @@ class People(MessageStore):
             "channel_id": str(channel_id),
             "token": secrets.token_hex(32),
             "version": 1,
-            "locale": self.world.locale,  # the person's client language
+            "locale": self.world.client_locale,  # the person's client language
             "entitlements": [],
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
         }

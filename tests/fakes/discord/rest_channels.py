@@ -12,11 +12,12 @@ from tests.fakes.discord.rules import (
     RestReply,
     bucket_hash,
     error_reply,
+    form_error,
     ratelimit_headers,
     too_many_requests,
     validate_message,
 )
-from tests.fakes.discord.world import Json
+from tests.fakes.discord.world import FakeChannel, Json
 
 CHANNEL_ROUTES: tuple[Route, ...] = (
     ("GET", "/channels/{channel_id}", "_get_channel"),
@@ -27,6 +28,8 @@ CHANNEL_ROUTES: tuple[Route, ...] = (
     ("PATCH", "/channels/{channel_id}/messages/{message_id}", "_edit_message"),
     ("DELETE", "/channels/{channel_id}/messages/{message_id}", "_delete_message"),
     ("POST", "/channels/{channel_id}/typing", "_typing"),
+    ("POST", "/channels/{channel_id}/threads", "_create_thread"),
+    ("POST", "/channels/{channel_id}/messages/{message_id}/threads", "_create_thread"),
     ("PUT", "/channels/{channel_id}/messages/{message_id}/reactions/{emoji}/@me", "_add_reaction"),
     (
         "DELETE",
@@ -76,6 +79,43 @@ class ChannelRoutes(MessageStore):
         data = self.world.channel_payload(channel)
         await self.dispatch("CHANNEL_UPDATE", data)
         return RestReply(200, data)
+
+    async def _create_thread(self, call: RestCall) -> RestReply:
+        """The bot starts a public thread, from a message (the thread's id is the message's, as
+        on Discord) or on its own; THREAD_CREATE follows."""
+        parent = self.world.channel(int(call.params["channel_id"]))
+        if parent is None:
+            return error_reply(404, 10003)
+        if parent.type != 0:
+            return error_reply(400, 50024, "Cannot execute action on this channel type")
+        name = str(call.json.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            return form_error(
+                ["name"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
+            )
+        starter_id = call.params.get("message_id")
+        if starter_id is not None:
+            starter = self._messages.get(int(starter_id))
+            if starter is None or int(starter["channel_id"]) != parent.id:
+                return error_reply(404, 10008)
+            if starter.get("thread"):
+                return error_reply(
+                    400, 160004, "A thread has already been created for this message"
+                )
+        thread = FakeChannel(
+            int(starter_id) if starter_id is not None else self._snowflake(),
+            name,
+            type=11,
+            parent_id=parent.id,
+            owner_id=self.world.bot.id,
+        )
+        self.world.channels.append(thread)
+        payload = self.world.channel_payload(thread)
+        if starter_id is not None:
+            self._messages[int(starter_id)]["thread"] = payload
+        self.threads_created.append(payload)
+        await self.dispatch("THREAD_CREATE", {**payload, "newly_created": True})
+        return RestReply(201, copy.deepcopy(payload))
 
     # -- messages --------------------------------------------------------------------------
 

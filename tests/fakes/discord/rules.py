@@ -296,6 +296,20 @@ def _validate_command_entry(
         return form_error(
             [*path, "description"], "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length."
         )
+    for locale, text in (entry.get("description_localizations") or {}).items():
+        if chat_input and not 1 <= len(str(text)) <= 100:
+            return form_error(
+                [*path, "description_localizations", locale],
+                "BASE_TYPE_BAD_LENGTH",
+                "Must be between 1 and 100 in length.",
+            )
+    for locale, text in (entry.get("name_localizations") or {}).items():
+        if chat_input and (not _COMMAND_NAME.match(str(text)) or text != str(text).lower()):
+            return form_error(
+                [*path, "name_localizations", locale],
+                "APPLICATION_COMMAND_INVALID_NAME",
+                f"Command name is invalid: {text!r}",
+            )
     options = entry.get("options") or []
     if len(options) > 25:
         return form_error(

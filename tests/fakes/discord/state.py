@@ -88,6 +88,7 @@ class FakeDiscordState(LocalServer):
         self.gateway_gate: GatewayGate | None = None  # see hold_gateway()
         self._forced_shard: int | None = None  # see events_to_shard()
         self.ready_at: list[float] = []  # time.monotonic() of every READY sent, in order
+        self.threads_created: list[Json] = []  # threads the bot started, in order
 
         self._last_snowflake = 0
         self._messages: dict[int, Json] = {}

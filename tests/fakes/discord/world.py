@@ -255,6 +255,8 @@ class World:
     bot: FakeUser
     users: list[FakeUser]
     guilds: list[FakeGuild]
+    # The language of the members' Discord clients, sent as each interaction's `locale`.
+    client_locale: str = "ja"
 
     @classmethod
     def default(cls) -> World:

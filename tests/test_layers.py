@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.handlers",),
     ("bot.agent",),
     ("bot.members",),
+    ("bot.servers",),
     ("bot.search",),
     ("bot.settings",),
     ("bot.text",),

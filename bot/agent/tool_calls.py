@@ -209,7 +209,7 @@ class ToolCalls:
         )
         if existing is None:
             ask, why = await self.approvals.needs_asking(
-                request.user_id, tool_item.name, tool_item.provider
+                request.user_id, tool_item.name, tool_item.provider, guild_id=request.guild_id
             )
             if not ask:
                 return Gate("grant" if why == "grant" else "policy")

@@ -26,9 +26,14 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
+from bot.servers.budgets import Budgets
+from bot.servers.config import defaults_of
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
+
+SETTINGS_REFRESH_JOB_ID = "servers.refresh"
 
 
 @dataclass
@@ -54,6 +59,9 @@ class Core:
     # Who may do what; one set of rules for every command, button and tool.
     permissions: Permissions
     metrics: Metrics
+    # Each server's settings (refreshed from the database) and its budgets.
+    servers: ServerDirectory
+    budgets: Budgets
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -107,20 +115,28 @@ async def build_core(
     if not warm_in_background:
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
-    registry = ToolRegistry()
+    servers = ServerDirectory(database.sessions, clock, defaults_of(settings))
+    await servers.refresh()
+    budgets = Budgets(database.sessions, clock, servers)
+    registry = ToolRegistry(enabled=lambda name, guild: servers.config(guild).tool_enabled(name))
     metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
     llm = LLMClient(
-        settings, database.sessions, clock, model_source=models.current, metrics=metrics
+        settings,
+        database.sessions,
+        clock,
+        model_source=models.current,
+        metrics=metrics,
+        budgets=budgets,
     )
-    deps = build_deps(settings, clock, database, llm)
+    deps = build_deps(settings, clock, database, llm, servers)
     builder = AppBuilder(settings, registry)
     register_features(builder, deps)
     approvals = ApprovalService(
         database.sessions,
         clock,
         settings.approval_timeout_seconds,
-        frozenset(settings.auto_approve_tools),
+        lambda guild: servers.config(guild).auto_approve_tools,
         metrics=metrics,
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
@@ -139,6 +155,16 @@ async def build_core(
         executor=f"{identity or settings.shard_plan.identity()}/{uuid.uuid4().hex[:8]}",
     )
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
+    # A change made through another process applies here within this many seconds.
+    scheduler.add_job(
+        servers.refresh_quietly,
+        "interval",
+        seconds=settings.server_settings_refresh_seconds,
+        id=SETTINGS_REFRESH_JOB_ID,
+        coalesce=True,
+        max_instances=1,
+        replace_existing=True,
+    )
     core = Core(
         settings,
         clock,
@@ -163,8 +189,10 @@ async def build_core(
             grants=approvals,
         ),
         models,
-        Permissions.from_settings(settings),
+        Permissions.per_server(servers, settings),
         metrics,
+        servers,
+        budgets,
         loop_watch,
         preparing,
     )

@@ -28,6 +28,7 @@ from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
 from bot.discord_ui.commands.memory import MemoryCommands
 from bot.discord_ui.commands.model import ModelCommands
+from bot.discord_ui.commands.server_settings import ServerSettingsCommands
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.operations import (
     MeteredReminders,
@@ -72,6 +73,8 @@ class App:
             message_hooks=parts.message_hooks,
             reminder_actions=parts.reminder_actions,
             metrics=metrics,
+            servers=core.servers,
+            budgets=core.budgets,
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
@@ -205,7 +208,11 @@ def discord_parts(core: Core) -> DiscordBuilder:
             core.preferences,
             core.clock.now,
             settings.history_retention_days,
+            core.budgets,
         )
+    )
+    parts.add_commands(
+        lambda client: ServerSettingsCommands(client, core.servers, core.permissions)
     )
     register_discord_parts(parts, core.deps)
     return parts

@@ -12,6 +12,8 @@ from bot.reminders.buttons import ReminderButtons
 from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import Clock
+from bot.servers.config import defaults_of
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage import Database
 from bot.weather import WeatherService
@@ -32,11 +34,21 @@ class Deps:
     knowledge: KnowledgeIndex
     kb_editor: KnowledgeEditor
     notebook: Notebook
+    # Each server's settings (persona, language, posts), the same object every layer reads.
+    servers: ServerDirectory
 
 
-def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMClient) -> Deps:
-    """Create every feature's services, in dependency order."""
+def build_deps(
+    settings: Settings,
+    clock: Clock,
+    database: Database,
+    llm: LLMClient,
+    servers: ServerDirectory | None = None,
+) -> Deps:
+    """Create every feature's services, in dependency order (servers: the environment's
+    settings for every server when not given)."""
     sessions = database.sessions
+    servers = servers or ServerDirectory(sessions, clock, defaults_of(settings))
     due_times = DueTimes()
     reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
     word_pool = WordPool(sessions, clock, settings, health=database.health)
@@ -58,4 +70,5 @@ def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMCli
         knowledge=index,
         kb_editor=KnowledgeEditor.from_settings(index, settings, sessions, clock),
         notebook=Notebook(sessions, clock),
+        servers=servers,
     )

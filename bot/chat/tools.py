@@ -9,6 +9,7 @@ from pydantic import Field
 from bot.agent.tools import Tool, ToolContext, tool
 from bot.chat.tips import Tips
 from bot.chat.word_pool import Topic, WordPool
+from bot.servers.directory import ServerDirectory
 
 
 class ChatDeps(Protocol):
@@ -22,6 +23,11 @@ class ChatDeps(Protocol):
     @property
     def tips(self) -> Tips:
         """The どうでもいいTips, for the chat prompt's topic."""
+        ...
+
+    @property
+    def servers(self) -> ServerDirectory:
+        """Each server's settings (its persona and language)."""
         ...
 
 

@@ -26,6 +26,8 @@ from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
+from bot.servers.budgets import Budgets
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
 
@@ -79,6 +81,8 @@ class OtomoBot(commands.AutoShardedBot):
         reminder_actions: ReminderActions | None = None,
         metrics: Metrics | None = None,
         command_sync: CommandSync | None = None,
+        servers: ServerDirectory | None = None,
+        budgets: Budgets | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -111,6 +115,8 @@ class OtomoBot(commands.AutoShardedBot):
             health=self.database_health,
             permissions=self.permissions,
             metrics=metrics or Metrics(),
+            servers=servers,
+            budgets=budgets,
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).

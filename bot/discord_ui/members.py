@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -33,3 +34,16 @@ def actor_of(
 def actor_of_interaction(interaction: discord.Interaction[Any]) -> Actor:
     """The actor of a slash command or button click."""
     return actor_of(interaction.user, interaction.permissions)
+
+
+async def owner_aware_actor(client: discord.Client, interaction: discord.Interaction[Any]) -> Actor:
+    """The actor of an interaction, knowing whether they own the application (or its team)."""
+    actor = actor_of_interaction(interaction)
+    owner = False
+    is_owner = getattr(client, "is_owner", None)
+    if is_owner is not None:
+        try:
+            owner = bool(await is_owner(interaction.user))
+        except discord.HTTPException:
+            owner = False
+    return replace(actor, application_owner=owner)

@@ -10,6 +10,7 @@ from bot.storage import (
     models_choice,
     notes,
     reminders,
+    servers,
     users,
 )
 from bot.storage.base import Base
@@ -28,5 +29,6 @@ __all__ = [
     "models_choice",
     "notes",
     "reminders",
+    "servers",
     "users",
 ]

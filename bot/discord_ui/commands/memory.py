@@ -19,8 +19,9 @@ from bot.agent.conversation.memory import ConversationMemory, MemoryReport
 from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
-from bot.discord_ui.members import actor_of_interaction
+from bot.discord_ui.members import owner_aware_actor
 from bot.members.preferences import UserPreferences
+from bot.servers.budgets import Budgets, BudgetUse
 from bot.text.clip import clip
 
 if TYPE_CHECKING:
@@ -40,8 +41,15 @@ USAGE_REFUSAL = (
     "Server) can see the usage."
 )
 
-# The model's use per local day over the last days (the composition root binds the database).
-UsageSource = Callable[[datetime, int, ZoneInfo], Awaitable[UsageReport]]
+# The model's use per local day over the last days, of one server or (None) the whole bot (the
+# composition root binds the database).
+UsageSource = Callable[[datetime, int, ZoneInfo, int | None], Awaitable[UsageReport]]
+SERVER_SCOPE = "server"
+BOT_SCOPE = "bot"
+OWNERS_ONLY = (
+    "ボット全体の利用状況を見られるのはボットのオーナーだけです。/ Only the bot's owners can "
+    "see the whole bot's usage."
+)
 
 
 def _time(value: datetime | None, tz: tzinfo) -> str:
@@ -79,24 +87,38 @@ def describe_memory(report: MemoryReport, tz: tzinfo, retention_days: int) -> st
     return "\n".join(lines) + elsewhere
 
 
-def describe_usage(report: UsageReport, tz: tzinfo) -> str:
-    """A per-day table of calls, errors, tokens and latency, with the totals."""
-    rows = [
-        f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'tok out':>8} "
-        f"{'avg s':>6} {'p95 s':>6}"
-    ]
-    for day in [*report.days, report.total]:
-        label = "total" if day is report.total else day.day.strftime("%m-%d %a")
-        rows.append(
-            f"{label:<10} {day.calls:>5} {day.errors:>4} {day.tokens_in:>8} {day.tokens_out:>8} "
-            f"{day.mean_ms / 1000:>6.2f} {day.p95_ms / 1000:>6.2f}"
+def describe_budgets(use: BudgetUse) -> str:
+    """Today's tokens against the server's and the member's budgets."""
+
+    def line(label: str, used: int, limit: int) -> str:
+        left = BudgetUse.left(limit, used)
+        if left is None:
+            return f"{label}: {used:,} / 無制限 unlimited"
+        return f"{label}: {used:,} / {limit:,}（残り left {left:,}）"
+
+    reset = f"<t:{int(use.resets_at.timestamp())}:t>"
+    return "\n".join(
+        (
+            f"🪙 **今日のトークン / Tokens today** (リセット / resets {reset})",
+            line("サーバー / server", use.server_used, use.server_limit),
+            line("あなた / you", use.member_used, use.member_limit),
         )
+    )
+
+
+def describe_usage(report: UsageReport, tz: tzinfo, whole_bot: bool = True) -> str:
+    """The per-day table of calls, errors, tokens and latency, with the totals."""
     purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
     zone = getattr(tz, "key", str(tz))
+    title = (
+        "モデルの利用状況（ボット全体）/ Model usage (whole bot)"
+        if whole_bot
+        else "モデルの利用状況（このサーバー）/ Model usage (this server)"
+    )
     return (
-        f"📊 **モデルの利用状況（ボット全体）/ Model usage (whole bot)** — {len(report.days)} 日 / "
+        f"📊 **{title}** — {len(report.days)} 日 / "
         f"days ({zone})\n"
-        "```\n" + "\n".join(rows) + "\n```" + (f"\n用途 / purposes: {purposes}" if purposes else "")
+        "```\n" + report.table() + "\n```" + (f"\n用途 / purposes: {purposes}" if purposes else "")
     )
 
 
@@ -111,8 +133,10 @@ class MemoryCommands(commands.Cog):
         preferences: UserPreferences,
         now: Callable[[], datetime],
         retention_days: int,
+        budgets: Budgets | None = None,
     ) -> None:
         self.bot = bot
+        self.budgets = budgets
         self.memory = memory
         self.usage_source = usage
         self.preferences = preferences
@@ -187,17 +211,37 @@ class MemoryCommands(commands.Cog):
             "history and summaries? This cannot be undone.",
         )
 
-    @app_commands.describe(days="日数 / How many days")
+    @app_commands.describe(
+        days="日数 / How many days", scope="このサーバーかボット全体か / This server or the bot"
+    )
+    @app_commands.choices(
+        scope=[
+            app_commands.Choice(name="このサーバー / This server", value=SERVER_SCOPE),
+            app_commands.Choice(name="ボット全体（オーナー）/ Whole bot (owners)", value=BOT_SCOPE),
+        ]
+    )
     async def usage(
         self,
         interaction: discord.Interaction[Any],
         days: app_commands.Range[int, 1, USAGE_MAX_DAYS] = USAGE_DEFAULT_DAYS,
+        scope: str = SERVER_SCOPE,
     ) -> None:
-        """Model calls, tokens, errors and latency per day (admins)."""
-        if not self.bot.permissions.is_server_admin(actor_of_interaction(interaction)):
+        """Model calls, tokens, errors and latency per day: this server's (admins), or the
+        whole bot's (the bot's owners)."""
+        actor = await owner_aware_actor(self.bot, interaction)
+        whole_bot = scope == BOT_SCOPE or interaction.guild_id is None
+        if whole_bot and not self.bot.permissions.is_bot_owner(actor):
+            await say(interaction, OWNERS_ONLY)
+            return
+        if not whole_bot and not self.bot.permissions.is_server_admin(actor):
             await say(interaction, USAGE_REFUSAL)
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await self.preferences.timezone(interaction.user.id)
-        report = await self.usage_source(self.now(), days, tz)
-        await say(interaction, describe_usage(report, tz))
+        guild_id = None if whole_bot else interaction.guild_id
+        report = await self.usage_source(self.now(), days, tz, guild_id)
+        text = describe_usage(report, tz, whole_bot)
+        if guild_id is not None and self.budgets is not None:
+            use = await self.budgets.use(guild_id, interaction.user.id)
+            text += "\n" + describe_budgets(use)
+        await say(interaction, text)

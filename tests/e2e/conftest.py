@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from tests.e2e.harness import BOT_DATABASE
-from tests.fakes.discord_server import FakeDiscord
+from tests.fakes.discord_server import FakeDiscord, World
 from tests.fakes.llm_server import ScriptedLLM
 
 
@@ -15,6 +15,13 @@ from tests.fakes.llm_server import ScriptedLLM
 async def fake() -> AsyncIterator[FakeDiscord]:
     """A fresh fake Discord on 127.0.0.1."""
     async with FakeDiscord() as server:
+        yield server
+
+
+@pytest.fixture
+async def two_servers() -> AsyncIterator[FakeDiscord]:
+    """A fresh fake Discord whose bot is in two guilds ("Otomo Test" and "Otomo Second")."""
+    async with FakeDiscord(World.two_guilds()) as server:
         yield server
 
 

@@ -88,9 +88,18 @@ class RunningBot:
 
     async def ask(self, text: str, **kwargs: Any) -> tuple[Json, list[Json]]:
         """Mention the bot, wait for its answer to finish; return the mention and the bot's
-        messages posted after it."""
+        messages posted after it. ``channel_id=`` may be a channel of any guild of the world
+        (``World.two_guilds()``), ``user_id=`` any member of that guild."""
         channel_id = kwargs.get("channel_id", GENERAL_CHANNEL_ID)
         sent = await self.mention(text, **kwargs)
+        await self.fake.wait_for_message(channel_id, after=int(sent["id"]))
+        await self.idle()
+        return sent, self.bot_messages_after(sent, channel_id)
+
+    async def ask_dm(self, text: str, *, user_id: int = HANA_ID) -> tuple[Json, list[Json]]:
+        """A person writes to the bot in DMs; wait for the whole answer, return both."""
+        channel_id = self.fake.dm_channel_id(user_id)
+        sent = await self.fake.send_dm_from_user(user_id, text)
         await self.fake.wait_for_message(channel_id, after=int(sent["id"]))
         await self.idle()
         return sent, self.bot_messages_after(sent, channel_id)

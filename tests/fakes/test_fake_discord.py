@@ -18,15 +18,24 @@ from discord import app_commands
 from discord.ext import commands
 
 from tests.fakes.discord_server import (
+    ADMIN_ID,
     ADMIN_ROLE_ID,
     BOT_ID,
     GENERAL_CHANNEL_ID,
     GUILD_ID,
     HANA_ID,
+    MEMBER_ROLE_ID,
     RANDOM_CHANNEL_ID,
+    SECOND_GENERAL_CHANNEL_ID,
+    SECOND_GUILD_ID,
+    SECOND_MEMBER_ROLE_ID,
+    SECOND_OWNER_ID,
+    SECOND_RANDOM_CHANNEL_ID,
+    SORA_ID,
     TARO_ID,
     THREAD_ID,
     FakeDiscord,
+    World,
     point_discord_py_at,
 )
 
@@ -48,8 +57,8 @@ ClientT = TypeVar("ClientT", bound=discord.Client)
 class RecordingClient(discord.Client):
     """A real discord.Client that queues every message it receives."""
 
-    def __init__(self, intents: discord.Intents = INTENTS) -> None:
-        super().__init__(intents=intents, guild_ready_timeout=READY_DELAY)
+    def __init__(self, intents: discord.Intents = INTENTS, **options: Any) -> None:
+        super().__init__(intents=intents, guild_ready_timeout=READY_DELAY, **options)
         self.received: asyncio.Queue[discord.Message] = asyncio.Queue()
 
     async def on_message(self, message: discord.Message) -> None:
@@ -818,3 +827,108 @@ async def test_interaction_webhooks_need_an_ack_and_a_live_token(fake: FakeDisco
     assert record.followups == [followup]
     assert original["id"] == message["id"]  # after a deferred update, @original is the card
     assert expired == (401, {"message": "Invalid Webhook Token", "code": 50027})
+
+
+# -- several guilds -------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def two_guilds() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord(World.two_guilds()) as fake:
+        restore = point_discord_py_at(fake)
+        try:
+            yield fake
+        finally:
+            restore()
+
+
+async def test_each_guild_comes_in_its_own_guild_create_with_its_own_people_and_channels(
+    two_guilds: FakeDiscord,
+) -> None:
+    async with running(RecordingClient(), two_guilds) as client:
+        first, second = client.get_guild(GUILD_ID), client.get_guild(SECOND_GUILD_ID)
+        assert first is not None and second is not None
+        creates = [e["d"]["id"] for e in two_guilds.dispatched if e["t"] == "GUILD_CREATE"]
+
+        assert creates == [str(GUILD_ID), str(SECOND_GUILD_ID)]
+        assert second.name == "Otomo Second" and second.owner_id == SECOND_OWNER_ID
+        assert {c.id for c in second.text_channels} == {
+            SECOND_GENERAL_CHANNEL_ID,
+            SECOND_RANDOM_CHANNEL_ID,
+        }
+        assert {m.id for m in second.members} == {SECOND_OWNER_ID, HANA_ID, SORA_ID, BOT_ID}
+        assert first.get_member(SECOND_OWNER_ID) is None
+        assert second.get_member(ADMIN_ID) is None
+        yuki = second.get_member(SECOND_OWNER_ID)
+        assert yuki is not None and yuki.guild_permissions.manage_guild
+        # hana is in both, with each guild's own roles.
+        hana_first, hana_second = first.get_member(HANA_ID), second.get_member(HANA_ID)
+        assert hana_first is not None and hana_second is not None
+        assert [r.id for r in hana_second.roles[1:]] == [SECOND_MEMBER_ROLE_ID]
+        assert [r.id for r in hana_first.roles[1:]] == [MEMBER_ROLE_ID]
+
+
+async def test_a_message_in_the_second_guild_carries_that_guild_and_its_member(
+    two_guilds: FakeDiscord,
+) -> None:
+    async with running(RecordingClient(), two_guilds) as client:
+        await two_guilds.send_user_message(
+            SECOND_GENERAL_CHANNEL_ID, SORA_ID, "こんにちは", mention_bot=True
+        )
+        message = await client.next_message()
+
+    assert message.guild is not None and message.guild.id == SECOND_GUILD_ID
+    assert isinstance(message.author, discord.Member) and message.author.id == SORA_ID
+    assert message.channel.id == SECOND_GENERAL_CHANNEL_ID
+
+
+async def test_slash_commands_run_in_the_guild_of_the_channel_with_that_guilds_member(
+    two_guilds: FakeDiscord,
+) -> None:
+    bot = commands.Bot(command_prefix="!", intents=INTENTS, guild_ready_timeout=READY_DELAY)
+
+    @bot.tree.command(name="whoami", description="Who and where")
+    async def whoami(interaction: discord.Interaction) -> None:
+        assert isinstance(interaction.user, discord.Member)
+        manage = interaction.user.guild_permissions.manage_guild
+        await interaction.response.send_message(f"{interaction.guild_id} {manage}")
+
+    async with running(bot, two_guilds):
+        await bot.tree.sync()
+        there = await two_guilds.invoke_slash(
+            "whoami", user_id=SECOND_OWNER_ID, channel_id=SECOND_GENERAL_CHANNEL_ID
+        )
+        here = await two_guilds.invoke_slash(
+            "whoami", user_id=HANA_ID, channel_id=GENERAL_CHANNEL_ID
+        )
+        there_text = (await there.wait_response())["data"]["content"]
+        here_text = (await here.wait_response())["data"]["content"]
+
+    assert there_text == f"{SECOND_GUILD_ID} True"
+    assert here_text == f"{GUILD_ID} False"
+    with pytest.raises(ValueError, match="not a member"):
+        await two_guilds.invoke_slash(
+            "whoami", user_id=SECOND_OWNER_ID, channel_id=GENERAL_CHANNEL_ID
+        )
+
+
+async def test_a_command_synced_to_one_guild_cannot_run_in_the_other(
+    two_guilds: FakeDiscord,
+) -> None:
+    async with running(make_bot(), two_guilds) as bot:
+        await bot.tree.sync(guild=discord.Object(GUILD_ID))
+        with pytest.raises(ValueError, match="synced to guild"):
+            await two_guilds.invoke_slash(
+                "ping", user_id=SORA_ID, channel_id=SECOND_GENERAL_CHANNEL_ID
+            )
+
+
+async def test_with_two_shards_each_guild_goes_to_its_own_shard(two_guilds: FakeDiscord) -> None:
+    seen: dict[int, list[int]] = {}
+    for shard_id in (0, 1):
+        client = RecordingClient(shard_id=shard_id, shard_count=2)
+        async with running(client, two_guilds):
+            seen[shard_id] = [g.id for g in client.guilds]
+
+    assert sorted([*seen[0], *seen[1]]) == [GUILD_ID, SECOND_GUILD_ID]
+    assert len(seen[0]) == len(seen[1]) == 1

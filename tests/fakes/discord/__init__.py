@@ -1,6 +1,6 @@
 """An offline fake Discord (REST + gateway) for the real discord.py client; one concept a module.
 
-- :mod:`.world`: the guild, its channels, roles and members, the bot, and their payloads.
+- :mod:`.world`: the guilds, their channels, roles and members, the bot, and their payloads.
 - :mod:`.rules`: Discord's limits, validation, error bodies, rate limits, nonces and deadlines.
 - :mod:`.records`: what tests read afterwards (requests, uploads, interactions).
 - :mod:`.state`: the fake's configuration and state, and waiting for it to change.

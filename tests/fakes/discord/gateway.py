@@ -352,7 +352,10 @@ class GatewayServer(FakeDiscordState):
         session.conn = conn
         conn.session = session
         self.identifies += 1
-        on_this_shard = shard is None or (self.world.guild_id >> 22) % shard[1] == shard[0]
+        # Discord sends each shard the guilds (guild_id >> 22) % count routes to it.
+        guilds = [
+            g for g in self.world.guilds if shard is None or (g.id >> 22) % shard[1] == shard[0]
+        ]
         ready: Json = {
             "v": 10,
             "user": {
@@ -361,9 +364,7 @@ class GatewayServer(FakeDiscordState):
                 "mfa_enabled": False,
                 "flags": 0,
             },
-            "guilds": [{"id": str(self.world.guild_id), "unavailable": True}]
-            if on_this_shard
-            else [],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self.resume_gateway_url,
@@ -376,11 +377,11 @@ class GatewayServer(FakeDiscordState):
         if shard is not None:
             ready["shard"] = shard
         events: list[tuple[str, Json]] = [("READY", ready)]
-        if on_this_shard:
-            guild = self.world.guild_create_payload(
-                with_members=bool(intents & INTENT_GUILD_MEMBERS)
+        for guild in guilds:
+            payload = self.world.guild_create_payload(
+                with_members=bool(intents & INTENT_GUILD_MEMBERS), guild_id=guild.id
             )
-            events.append(("GUILD_CREATE", guild))
+            events.append(("GUILD_CREATE", payload))
         for event, payload in events:
             self.dispatched.append({"t": event, "d": copy.deepcopy(payload)})
             await session.emit(event, payload, addressed=True)
@@ -411,8 +412,11 @@ class GatewayServer(FakeDiscordState):
             return
         query = str(data.get("query") or "").lower()
         wanted = set(snowflakes(data.get("user_ids") or []))
+        guild = self.world.guild(int(data.get("guild_id") or self.world.guild_id))
+        if guild is None:
+            return
         members: list[Json] = []
-        for member in self.world.members:
+        for member in guild.members:
             user = self.world.user(member.user_id)
             if user is None:
                 continue
@@ -420,14 +424,14 @@ class GatewayServer(FakeDiscordState):
                 continue
             if query and not user.username.lower().startswith(query):
                 continue
-            payload = self.world.member_payload(member.user_id)
+            payload = self.world.member_payload(member.user_id, guild_id=guild.id)
             if payload is not None:
                 members.append(payload)
         limit = int(data.get("limit") or 0)
         if limit:
             members = members[:limit]
         chunk: Json = {
-            "guild_id": str(self.world.guild_id),
+            "guild_id": str(guild.id),
             "members": members,
             "chunk_index": 0,
             "chunk_count": 1,

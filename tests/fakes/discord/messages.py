@@ -45,7 +45,7 @@ class MessageStore(FakeDiscordState):
             return None
         entry = user.payload()
         if guild_id is not None:
-            member = self.world.member_payload(user_id, with_user=False)
+            member = self.world.member_payload(user_id, with_user=False, guild_id=guild_id)
             if member is not None:
                 entry["member"] = member
         return entry
@@ -91,7 +91,7 @@ class MessageStore(FakeDiscordState):
         }
         if guild_id is not None:
             message["guild_id"] = str(guild_id)
-            member = self.world.member_payload(author_id, with_user=False)
+            member = self.world.member_payload(author_id, with_user=False, guild_id=guild_id)
             if member is not None:
                 message["member"] = member
         if reference is not None:

@@ -129,7 +129,8 @@ class People(MessageStore):
             parent_id=int(starter["channel_id"]),
             owner_id=owner_id,
         )
-        self.world.channels.append(channel)
+        guild = self.world.guild_of_channel(channel.parent_id or 0) or self.world.first
+        guild.channels.append(channel)
         payload = self.world.channel_payload(channel)
         starter["thread"] = payload
         await self.dispatch("THREAD_CREATE", {**payload, "newly_created": True})
@@ -166,24 +167,25 @@ class People(MessageStore):
             "channel_id": str(channel_id),
             "token": secrets.token_hex(32),
             "version": 1,
-            "locale": self.world.locale,
+            "locale": self.world.locale,  # the person's client language
             "entitlements": [],
             "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
         }
         guild_channel = self.world.channel(channel_id)
-        if guild_channel is not None:
-            member = self.world.member_payload(user_id, with_permissions=True)
+        guild = self.world.guild_of_channel(channel_id)
+        if guild_channel is not None and guild is not None:
+            member = self.world.member_payload(user_id, with_permissions=True, guild_id=guild.id)
             if member is None:
-                raise ValueError(f"user {user_id} is not a member of the guild")
+                raise ValueError(f"user {user_id} is not a member of guild {guild.id}")
             payload.update(
-                guild_id=str(self.world.guild_id),
-                guild={"id": str(self.world.guild_id), "locale": self.world.locale, "features": []},
-                guild_locale=self.world.locale,
+                guild_id=str(guild.id),
+                guild={"id": str(guild.id), "locale": guild.locale, "features": []},
+                guild_locale=guild.locale,
                 member=member,
                 channel=self.world.channel_payload(guild_channel, for_user=user_id),
-                app_permissions=str(self.world.permissions(bot.id)),
+                app_permissions=str(guild.permissions(bot.id)),
                 context=0,
-                authorizing_integration_owners={"0": str(self.world.guild_id)},
+                authorizing_integration_owners={"0": str(guild.id)},
             )
         elif channel_id in self._dm_users:
             payload.update(
@@ -280,20 +282,31 @@ class People(MessageStore):
 
     # -- slash commands --------------------------------------------------------------------
 
-    def _find_command(self, name: str) -> tuple[Json | None, int | None]:
-        """The synced command (guild first, then global) and its scope."""
-        for scope in (self.world.guild_id, None):
+    def _find_command(self, name: str, guild_id: int | None) -> tuple[Json | None, int | None]:
+        """The synced command (the invoking guild's first, then global) and its scope.
+
+        Like Discord, a command synced to one guild only cannot be run in another guild.
+        """
+        for scope in (guild_id, None) if guild_id is not None else (None,):
             for (command_name, kind), command in self._commands.get(scope, {}).items():
                 if command_name == name and kind == 1:
                     return command, scope
         return None, None
 
-    def _option_value(self, kind: int, value: Any, resolved: Json, user_id: int) -> Any:
+    def _option_value(
+        self, kind: int, value: Any, resolved: Json, user_id: int, guild_id: int | None
+    ) -> Any:
         """An option value as Discord sends it, filling ``resolved`` for users/channels/roles."""
         if kind in (OPTION_USER, OPTION_MENTIONABLE) and self.world.user(int(value)) is not None:
             target = int(value)
             resolved.setdefault("users", {})[str(target)] = self._user_or_fail(target).payload()
-            member = self.world.member_payload(target, with_user=False, with_permissions=True)
+            member = (
+                self.world.member_payload(
+                    target, with_user=False, with_permissions=True, guild_id=guild_id
+                )
+                if guild_id is not None
+                else None
+            )
             if member is not None:
                 resolved.setdefault("members", {})[str(target)] = member
             return str(target)
@@ -324,6 +337,7 @@ class People(MessageStore):
         resolved: Json,
         user_id: int,
         focused: str | None,
+        guild_id: int | None,
     ) -> list[Json]:
         """Interaction options for ``values``, typed from the synced definitions when known."""
         by_name = {d["name"]: d for d in definitions or []}
@@ -349,16 +363,31 @@ class People(MessageStore):
                 # Autocomplete sends the partial text as typed, unresolved.
                 option.update(value=str(value), focused=True)
             else:
-                option["value"] = self._option_value(kind, value, resolved, user_id)
+                option["value"] = self._option_value(kind, value, resolved, user_id, guild_id)
             options.append(option)
         return options
 
     def _command_data(
-        self, name: str, options: Mapping[str, Any] | None, user_id: int, focused: str | None
+        self,
+        name: str,
+        options: Mapping[str, Any] | None,
+        user_id: int,
+        focused: str | None,
+        channel_id: int,
     ) -> Json:
         """The ``data`` of an application-command interaction for "cmd [group] [sub]"."""
         top, *path = name.split()
-        command, scope = self._find_command(top)
+        guild_id = self._guild_id_of(channel_id)
+        command, scope = self._find_command(top, guild_id)
+        if command is None:
+            elsewhere = [
+                s for s, synced in self._commands.items() if any(n == top for n, _ in synced)
+            ]
+            if elsewhere:
+                raise ValueError(
+                    f"/{top} is synced to guild(s) {elsewhere} only, not to the guild of channel "
+                    f"{channel_id}; sync globally (no DEV_GUILD_ID) to run it in every guild"
+                )
         command_id = (
             int(command["id"])
             if command
@@ -379,7 +408,7 @@ class People(MessageStore):
             shells.append({"name": part, "type": kind, "options": []})
             definitions = definition.get("options") if definition else None
         leaf = self._build_options(
-            definitions if command else None, options or {}, resolved, user_id, focused
+            definitions if command else None, options or {}, resolved, user_id, focused, guild_id
         )
         nested: list[Json] = leaf
         for shell in reversed(shells):
@@ -402,12 +431,10 @@ class People(MessageStore):
     ) -> InteractionRecord:
         """A person runs ``/name`` ("group sub" for subcommands) with ``options`` (type 2)."""
         user_id = user_id or self._default_user()
-        data = self._command_data(name, options, user_id, focused=None)
+        channel_id = channel_id or self._default_channel()
+        data = self._command_data(name, options, user_id, focused=None, channel_id=channel_id)
         payload = self._interaction_payload(
-            INTERACTION_APPLICATION_COMMAND,
-            data,
-            user_id=user_id,
-            channel_id=channel_id or self._default_channel(),
+            INTERACTION_APPLICATION_COMMAND, data, user_id=user_id, channel_id=channel_id
         )
         return await self._start_interaction(payload, None)
 
@@ -422,12 +449,10 @@ class People(MessageStore):
     ) -> InteractionRecord:
         """A person types into option ``focused`` of ``/name`` (type 4); the bot answers type 8."""
         user_id = user_id or self._default_user()
-        data = self._command_data(name, options, user_id, focused=focused)
+        channel_id = channel_id or self._default_channel()
+        data = self._command_data(name, options, user_id, focused=focused, channel_id=channel_id)
         payload = self._interaction_payload(
-            INTERACTION_AUTOCOMPLETE,
-            data,
-            user_id=user_id,
-            channel_id=channel_id or self._default_channel(),
+            INTERACTION_AUTOCOMPLETE, data, user_id=user_id, channel_id=channel_id
         )
         return await self._start_interaction(payload, None)
 

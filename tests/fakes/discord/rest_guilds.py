@@ -29,8 +29,8 @@ GUILD_ROUTES: tuple[Route, ...] = (
 
 
 def guild_error(world: World, call: RestCall) -> RestReply | None:
-    """404 Unknown Guild unless the path names the world's guild."""
-    return None if int(call.params["guild_id"]) == world.guild_id else error_reply(404, 10004)
+    """404 Unknown Guild unless the path names a guild of the world."""
+    return None if world.guild(int(call.params["guild_id"])) else error_reply(404, 10004)
 
 
 class GuildRoutes(FakeDiscordState):
@@ -111,34 +111,46 @@ class GuildRoutes(FakeDiscordState):
                 "interactions_endpoint_url": None,
                 "redirect_uris": [],
                 "tags": [],
-                "approximate_guild_count": 1,
+                "approximate_guild_count": len(self.world.guilds),
             },
         )
 
     # -- guild -----------------------------------------------------------------------------
 
     async def _get_guild(self, call: RestCall) -> RestReply:
-        data = {**self.world.guild_payload()}
+        error = guild_error(self.world, call)
+        if error:
+            return error
+        guild_id = int(call.params["guild_id"])
+        data = {**self.world.guild_payload(guild_id)}
         if call.request.query.get("with_counts") in ("true", "1", "True"):
+            members = self.world.guild(guild_id)
             data.update(
-                approximate_member_count=len(self.world.members), approximate_presence_count=0
+                approximate_member_count=len(members.members) if members else 0,
+                approximate_presence_count=0,
             )
-        return guild_error(self.world, call) or RestReply(200, data)
+        return RestReply(200, data)
 
     async def _get_guild_channels(self, call: RestCall) -> RestReply:
+        guild = self.world.guild(int(call.params["guild_id"]))
+        if guild is None:
+            return error_reply(404, 10004)
         channels = [
-            self.world.channel_payload(c) for c in self.world.channels if c.type not in (10, 11, 12)
+            self.world.channel_payload(c) for c in guild.channels if c.type not in (10, 11, 12)
         ]
-        return guild_error(self.world, call) or RestReply(200, channels)
+        return RestReply(200, channels)
 
     async def _get_roles(self, call: RestCall) -> RestReply:
-        return guild_error(self.world, call) or RestReply(
-            200, [r.payload() for r in self.world.roles]
-        )
+        guild = self.world.guild(int(call.params["guild_id"]))
+        if guild is None:
+            return error_reply(404, 10004)
+        return RestReply(200, [r.payload() for r in guild.roles])
 
     async def _get_member(self, call: RestCall) -> RestReply:
         error = guild_error(self.world, call)
         if error:
             return error
-        member = self.world.member_payload(int(call.params["user_id"]))
+        member = self.world.member_payload(
+            int(call.params["user_id"]), guild_id=int(call.params["guild_id"])
+        )
         return RestReply(200, member) if member else error_reply(404, 10007, "Unknown Member")

@@ -291,7 +291,10 @@ class FakeDiscordState(LocalServer):
 
     def _guild_id_of(self, channel_id: int) -> int | None:
         """The guild of a channel, None for a DM channel."""
-        return None if channel_id in self._dm_users else self.world.guild_id
+        if channel_id in self._dm_users:
+            return None
+        guild = self.world.guild_of_channel(channel_id)
+        return guild.id if guild is not None else self.world.guild_id
 
     def _channel_exists(self, channel_id: int) -> bool:
         return self.world.channel(channel_id) is not None or channel_id in self._dm_users

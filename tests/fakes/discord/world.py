@@ -1,4 +1,4 @@
-"""The fake's world: one guild with its channels, roles and members, the bot, and their payloads.
+"""The fake's world: guilds with their own channels, roles and members, the bot, and payloads.
 
 Also the vocabulary of Discord payloads the other modules share: permission bits, message flags
 and types, interaction and option types, the ids of the default world, and mention syntax.
@@ -97,6 +97,18 @@ MEMBER_ROLE_ID = 1_400_000_000_000_000_002
 BOT_ROLE_ID = 1_400_000_000_000_000_003  # the managed role Discord gives every bot
 EVERYONE_ROLE_ID = GUILD_ID  # Discord's rule: @everyone shares the guild's id
 
+# The second guild of ``World.two_guilds()``: its own owner, channels and roles; hana is in both.
+# One step of (id >> 22) from the first, so with two shards each guild has its own shard.
+SECOND_GUILD_ID = GUILD_ID + (1 << 22)
+SECOND_OWNER_ID = 1_200_000_000_000_000_005  # "yuki": owns the second guild, not in the first
+SORA_ID = 1_200_000_000_000_000_006  # a member of the second guild only, no role
+SECOND_GENERAL_CHANNEL_ID = 1_300_000_000_000_000_011  # #lobby
+SECOND_RANDOM_CHANNEL_ID = 1_300_000_000_000_000_012  # #chat
+SECOND_ADMIN_ROLE_ID = 1_400_000_000_000_000_011  # "Mods": MANAGE_GUILD, held by yuki
+SECOND_MEMBER_ROLE_ID = 1_400_000_000_000_000_012
+SECOND_BOT_ROLE_ID = 1_400_000_000_000_000_013
+SECOND_EVERYONE_ROLE_ID = SECOND_GUILD_ID
+
 # How message content mentions users (<@id>, legacy <@!id>), roles and everyone.
 USER_MENTION = re.compile(r"<@!?(\d+)>")
 ROLE_MENTION = re.compile(r"<@&(\d+)>")
@@ -192,19 +204,57 @@ class FakeMember:
 
 
 @dataclass
-class World:
-    """Everything the fake guild holds; mutate a ``World.default()`` to override pieces."""
+class FakeGuild:
+    """One guild: its roles, channels (and threads) and members; @everyone has the guild's id."""
 
-    guild_id: int
-    guild_name: str
+    id: int
+    name: str
     owner_id: int
-    bot: FakeUser
-    users: list[FakeUser]
     roles: list[FakeRole]
     channels: list[FakeChannel]
     members: list[FakeMember]
     locale: str = "ja"
     joined_at: str = "2024-01-01T00:00:00+00:00"
+
+    def member(self, user_id: int) -> FakeMember | None:
+        """The member with this user id."""
+        return next((m for m in self.members if m.user_id == user_id), None)
+
+    def role(self, role_id: int) -> FakeRole | None:
+        """The role with this id."""
+        return next((r for r in self.roles if r.id == role_id), None)
+
+    def channel(self, channel_id: int) -> FakeChannel | None:
+        """The channel or thread with this id."""
+        return next((c for c in self.channels if c.id == channel_id), None)
+
+    def permissions(self, user_id: int) -> int:
+        """Guild-level permissions, computed like Discord (no channel overwrites in this world)."""
+        if user_id == self.owner_id:
+            return ALL_PERMISSIONS
+        member = self.member(user_id)
+        if member is None:
+            return 0
+        everyone = self.role(self.id)
+        perms = everyone.permissions if everyone else 0
+        for role_id in member.role_ids:
+            role = self.role(role_id)
+            perms |= role.permissions if role else 0
+        return ALL_PERMISSIONS if perms & ADMINISTRATOR else perms
+
+
+@dataclass
+class World:
+    """The bot, the users, and the guilds the bot is in (the first is "the" guild of old tests).
+
+    ``guild_id``, ``channels``, ``members``, ``roles``, ``owner_id`` and ``locale`` read the first
+    guild; methods taking ``guild_id=None`` mean the first guild too, and lookups by channel or
+    role id search every guild.
+    """
+
+    bot: FakeUser
+    users: list[FakeUser]
+    guilds: list[FakeGuild]
 
     @classmethod
     def default(cls) -> World:
@@ -234,7 +284,108 @@ class World:
             FakeMember(ADMIN_ID, [ADMIN_ROLE_ID]),
             FakeMember(BOT_ID, [BOT_ROLE_ID]),
         ]
-        return cls(GUILD_ID, "Otomo Test", ADMIN_ID, bot, users, roles, channels, members)
+        guild = FakeGuild(GUILD_ID, "Otomo Test", ADMIN_ID, roles, channels, members)
+        return cls(bot, users, [guild])
+
+    @classmethod
+    def two_guilds(cls) -> World:
+        """The default world plus "Otomo Second" (owner yuki, #lobby and #chat; hana, sora).
+
+        yuki has Manage Server there (owner and "Mods" role) and is no member of the first
+        guild; kenji, the first guild's owner, is no member of the second; hana is in both.
+        """
+        world = cls.default()
+        world.users.extend(
+            [FakeUser(SECOND_OWNER_ID, "yuki", "Yuki"), FakeUser(SORA_ID, "sora", "Sora")]
+        )
+        roles = [
+            FakeRole(SECOND_EVERYONE_ROLE_ID, "@everyone", EVERYONE_PERMISSIONS, position=0),
+            FakeRole(
+                SECOND_MEMBER_ROLE_ID, "Regular", EVERYONE_PERMISSIONS, position=1, mentionable=True
+            ),
+            FakeRole(SECOND_ADMIN_ROLE_ID, "Mods", MANAGE_GUILD, position=3),
+            FakeRole(SECOND_BOT_ROLE_ID, "Otomo", BOT_PERMISSIONS, position=2, bot_id=BOT_ID),
+        ]
+        channels = [
+            FakeChannel(SECOND_GENERAL_CHANNEL_ID, "lobby", position=0, topic="ロビー"),
+            FakeChannel(SECOND_RANDOM_CHANNEL_ID, "chat", position=1),
+        ]
+        members = [
+            FakeMember(SECOND_OWNER_ID, [SECOND_ADMIN_ROLE_ID]),
+            FakeMember(HANA_ID, [SECOND_MEMBER_ROLE_ID]),
+            FakeMember(SORA_ID, []),
+            FakeMember(BOT_ID, [SECOND_BOT_ROLE_ID]),
+        ]
+        world.guilds.append(
+            FakeGuild(SECOND_GUILD_ID, "Otomo Second", SECOND_OWNER_ID, roles, channels, members)
+        )
+        return world
+
+    # -- the first guild, as the single-guild world had it ---------------------------------
+
+    @property
+    def first(self) -> FakeGuild:
+        """The first guild ("Otomo Test" in the default worlds)."""
+        return self.guilds[0]
+
+    @property
+    def guild_id(self) -> int:
+        """The first guild's id."""
+        return self.first.id
+
+    @property
+    def guild_name(self) -> str:
+        """The first guild's name."""
+        return self.first.name
+
+    @property
+    def owner_id(self) -> int:
+        """The first guild's owner (also the application's owner)."""
+        return self.first.owner_id
+
+    @property
+    def roles(self) -> list[FakeRole]:
+        """The first guild's roles (the list itself: append to add one)."""
+        return self.first.roles
+
+    @property
+    def channels(self) -> list[FakeChannel]:
+        """The first guild's channels and threads (the list itself)."""
+        return self.first.channels
+
+    @property
+    def members(self) -> list[FakeMember]:
+        """The first guild's members (the list itself)."""
+        return self.first.members
+
+    @property
+    def locale(self) -> str:
+        """The first guild's locale."""
+        return self.first.locale
+
+    @property
+    def joined_at(self) -> str:
+        """When the bot joined the first guild."""
+        return self.first.joined_at
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def guild(self, guild_id: int | None = None) -> FakeGuild | None:
+        """The guild with this id (the first when None), or None if the bot is not in it."""
+        if guild_id is None:
+            return self.first
+        return next((g for g in self.guilds if g.id == int(guild_id)), None)
+
+    def _guild(self, guild_id: int | None) -> FakeGuild:
+        found = self.guild(guild_id)
+        if found is None:
+            known = [g.id for g in self.guilds]
+            raise ValueError(f"unknown guild {guild_id}; the world has {known}")
+        return found
+
+    def guild_of_channel(self, channel_id: int) -> FakeGuild | None:
+        """The guild holding a channel or thread, None for a DM or unknown channel."""
+        return next((g for g in self.guilds if g.channel(channel_id) is not None), None)
 
     def user(self, user_id: int) -> FakeUser | None:
         """The user (or the bot) with this id."""
@@ -242,37 +393,35 @@ class World:
             return self.bot
         return next((u for u in self.users if u.id == user_id), None)
 
-    def member(self, user_id: int) -> FakeMember | None:
-        """The guild member with this user id."""
-        return next((m for m in self.members if m.user_id == user_id), None)
+    def member(self, user_id: int, guild_id: int | None = None) -> FakeMember | None:
+        """The member with this user id in a guild (the first when None)."""
+        return self._guild(guild_id).member(user_id)
 
     def role(self, role_id: int) -> FakeRole | None:
-        """The role with this id."""
-        return next((r for r in self.roles if r.id == role_id), None)
+        """The role with this id, in whichever guild holds it."""
+        return next((r for g in self.guilds if (r := g.role(role_id)) is not None), None)
 
     def channel(self, channel_id: int) -> FakeChannel | None:
-        """The guild channel or thread with this id."""
-        return next((c for c in self.channels if c.id == channel_id), None)
+        """The guild channel or thread with this id, in whichever guild holds it."""
+        return next((c for g in self.guilds if (c := g.channel(channel_id)) is not None), None)
 
-    def permissions(self, user_id: int) -> int:
-        """Guild-level permissions, computed like Discord (no channel overwrites in this world)."""
-        if user_id == self.owner_id:
-            return ALL_PERMISSIONS
-        member = self.member(user_id)
-        if member is None:
-            return 0
-        everyone = self.role(self.guild_id)
-        perms = everyone.permissions if everyone else 0
-        for role_id in member.role_ids:
-            role = self.role(role_id)
-            perms |= role.permissions if role else 0
-        return ALL_PERMISSIONS if perms & ADMINISTRATOR else perms
+    def permissions(self, user_id: int, guild_id: int | None = None) -> int:
+        """Guild-level permissions of a user in a guild (the first when None)."""
+        return self._guild(guild_id).permissions(user_id)
+
+    # -- payloads --------------------------------------------------------------------------
 
     def member_payload(
-        self, user_id: int, *, with_user: bool = True, with_permissions: bool = False
+        self,
+        user_id: int,
+        *,
+        with_user: bool = True,
+        with_permissions: bool = False,
+        guild_id: int | None = None,
     ) -> Json | None:
         """The guild member object, or None for someone outside the guild."""
-        member = self.member(user_id)
+        guild = self._guild(guild_id)
+        member = guild.member(user_id)
         user = self.user(user_id)
         if member is None or user is None:
             return None
@@ -281,7 +430,7 @@ class World:
             "nick": member.nick,
             "avatar": None,
             "banner": None,
-            "joined_at": self.joined_at,
+            "joined_at": guild.joined_at,
             "premium_since": None,
             "deaf": False,
             "mute": False,
@@ -292,15 +441,16 @@ class World:
         if with_user:
             data["user"] = user.payload()
         if with_permissions:
-            data["permissions"] = str(self.permissions(user_id))
+            data["permissions"] = str(guild.permissions(user_id))
         return data
 
     def channel_payload(self, channel: FakeChannel, *, for_user: int | None = None) -> Json:
         """The channel object; ``for_user`` adds the resolved ``permissions`` like interactions."""
+        guild = self.guild_of_channel(channel.id) or self.first
         data: Json = {
             "id": str(channel.id),
             "type": channel.type,
-            "guild_id": str(self.guild_id),
+            "guild_id": str(guild.id),
             "name": channel.name,
             "parent_id": str(channel.parent_id) if channel.parent_id else None,
             "last_message_id": None,
@@ -310,44 +460,45 @@ class World:
         }
         if channel.type in (10, 11, 12):
             data.update(
-                owner_id=str(channel.owner_id or self.owner_id),
+                owner_id=str(channel.owner_id or guild.owner_id),
                 message_count=0,
-                member_count=len(self.members),
+                member_count=len(guild.members),
                 total_message_sent=0,
                 thread_metadata={
                     "archived": False,
                     "auto_archive_duration": 1440,
-                    "archive_timestamp": self.joined_at,
+                    "archive_timestamp": guild.joined_at,
                     "locked": False,
-                    "create_timestamp": self.joined_at,
+                    "create_timestamp": guild.joined_at,
                 },
             )
         else:
             data.update(position=channel.position, topic=channel.topic, permission_overwrites=[])
         if for_user is not None:
-            data["permissions"] = str(self.permissions(for_user))
+            data["permissions"] = str(guild.permissions(for_user))
         return data
 
-    def guild_payload(self) -> Json:
-        """The guild object of ``GET /guilds/{id}``."""
+    def guild_payload(self, guild_id: int | None = None) -> Json:
+        """The guild object of ``GET /guilds/{id}`` (the first guild when None)."""
+        guild = self._guild(guild_id)
         return {
-            "id": str(self.guild_id),
-            "name": self.guild_name,
+            "id": str(guild.id),
+            "name": guild.name,
             "icon": None,
             "splash": None,
             "discovery_splash": None,
-            "owner_id": str(self.owner_id),
+            "owner_id": str(guild.owner_id),
             "afk_channel_id": None,
             "afk_timeout": 300,
             "verification_level": 0,
             "default_message_notifications": 1,
             "explicit_content_filter": 0,
-            "roles": [r.payload() for r in self.roles],
+            "roles": [r.payload() for r in guild.roles],
             "emojis": [],
             "stickers": [],
             "features": [],
             "mfa_level": 0,
-            "system_channel_id": str(self.channels[0].id) if self.channels else None,
+            "system_channel_id": str(guild.channels[0].id) if guild.channels else None,
             "system_channel_flags": 0,
             "rules_channel_id": None,
             "public_updates_channel_id": None,
@@ -357,28 +508,31 @@ class World:
             "banner": None,
             "premium_tier": 0,
             "premium_subscription_count": 0,
-            "preferred_locale": self.locale,
+            "preferred_locale": guild.locale,
             "nsfw_level": 0,
             "premium_progress_bar_enabled": False,
         }
 
-    def guild_create_payload(self, *, with_members: bool) -> Json:
+    def guild_create_payload(self, *, with_members: bool, guild_id: int | None = None) -> Json:
         """GUILD_CREATE; without GUILD_MEMBERS only the bot's own member comes, as on Discord."""
+        guild = self._guild(guild_id)
         members = [
-            self.member_payload(m.user_id)
-            for m in self.members
+            self.member_payload(m.user_id, guild_id=guild.id)
+            for m in guild.members
             if with_members or m.user_id == self.bot.id
         ]
-        data = self.guild_payload()
+        data = self.guild_payload(guild.id)
         data.update(
-            joined_at=self.joined_at,
+            joined_at=guild.joined_at,
             large=False,
             unavailable=False,
             # member_count == len(members) marks the guild "chunked": no REQUEST_MEMBERS needed.
-            member_count=len(self.members),
+            member_count=len(guild.members),
             members=members,
-            channels=[self.channel_payload(c) for c in self.channels if c.type not in (10, 11, 12)],
-            threads=[self.channel_payload(c) for c in self.channels if c.type in (10, 11, 12)],
+            channels=[
+                self.channel_payload(c) for c in guild.channels if c.type not in (10, 11, 12)
+            ],
+            threads=[self.channel_payload(c) for c in guild.channels if c.type in (10, 11, 12)],
             voice_states=[],
             presences=[],
             stage_instances=[],

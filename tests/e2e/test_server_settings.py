@@ -1,0 +1,185 @@
+"""Each server's settings change what its members see, and nothing in the other server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import running_bot
+from tests.fakes.discord_server import (
+    GENERAL_CHANNEL_ID,
+    GUILD_ID,
+    HANA_ID,
+    RANDOM_CHANNEL_ID,
+    SECOND_GENERAL_CHANNEL_ID,
+    SECOND_GUILD_ID,
+    SECOND_OWNER_ID,
+    SORA_ID,
+    FakeDiscord,
+    Json,
+)
+from tests.fakes.llm_server import ScriptedLLM, text
+
+pytestmark = pytest.mark.e2e
+
+PIRATE = "海賊のように「〜だぜ」で話す"
+
+
+def system_prompt(llm: ScriptedLLM, index: int) -> str:
+    return str(llm.requests[index].messages[0]["content"])
+
+
+async def open_panel(fake: FakeDiscord, user_id: int, channel_id: int) -> tuple[Json, int]:
+    opened = await fake.invoke_slash("otomo settings", user_id=user_id, channel_id=channel_id)
+    answer = await opened.wait_response()
+    return answer, int(opened.original_message()["id"])  # type: ignore[index]
+
+
+async def test_an_admin_sets_the_persona_in_the_panel_and_only_their_server_hears_it(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fake = two_servers
+    llm.queue(text("だぜ"), text("こんにちは"))
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        answer, message_id = await open_panel(fake, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
+        assert answer["data"]["flags"] & 64
+        embed = answer["data"]["embeds"][0]
+        assert "🌐" in str(embed) and "🏠" not in "".join(f["value"] for f in embed["fields"])
+        menu = answer["data"]["components"][0]["components"][0]
+        chosen = await fake.choose_select(
+            message_id, menu["custom_id"], ["persona"], SECOND_OWNER_ID
+        )
+        modal = await chosen.wait_response()
+        assert modal["type"] == 9
+        field = modal["data"]["components"][0]["components"][0]["custom_id"]
+        submitted = await fake.submit_modal(
+            modal["data"]["custom_id"],
+            {field: PIRATE},
+            SECOND_OWNER_ID,
+            SECOND_GENERAL_CHANNEL_ID,
+            message_id,
+        )
+        redrawn = await submitted.wait_response()
+        assert redrawn["type"] == 7
+        assert f"🏠 ペルソナ（口調・キャラクター） / Persona: {PIRATE[:20]}" in str(
+            redrawn["data"]["embeds"]
+        )
+
+        await otomo.ask("暇だなー", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
+        await otomo.ask("暇だなー", channel_id=GENERAL_CHANNEL_ID, user_id=HANA_ID)
+
+    assert PIRATE in system_prompt(llm, 0)
+    assert PIRATE not in system_prompt(llm, 1)
+
+
+async def test_a_member_without_manage_server_cannot_open_the_panel(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        answer, _ = await open_panel(two_servers, SORA_ID, SECOND_GENERAL_CHANNEL_ID)
+
+        assert "Manage Server" in answer["data"]["content"] and not answer["data"].get("embeds")
+        assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()
+
+
+async def test_an_allow_list_silences_otomo_elsewhere_in_that_server_only(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("randomで答えます"), text("ロビーで答えます"))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        await otomo.app.core.servers.change(
+            GUILD_ID, {"answer_mode": "allow", "answer_channels": frozenset({RANDOM_CHANNEL_ID})}, 1
+        )
+        silenced = await otomo.mention("こんにちは", channel_id=GENERAL_CHANNEL_ID)
+        _, allowed = await otomo.ask("こんにちは", channel_id=RANDOM_CHANNEL_ID)
+        _, other = await otomo.ask(
+            "こんにちは", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
+        )
+        await otomo.idle()
+
+        assert otomo.bot_messages_after(silenced, GENERAL_CHANNEL_ID) == []
+    assert [m["content"] for m in allowed] == ["randomで答えます"]
+    assert [m["content"] for m in other] == ["ロビーで答えます"]
+    assert llm.request_count == 2
+
+
+async def test_a_tool_switched_off_in_one_server_is_still_offered_in_the_other(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("はい"), text("はい"))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        await otomo.app.core.servers.change(
+            SECOND_GUILD_ID, {"disabled_tools": frozenset({"create_reminder"})}, SECOND_OWNER_ID
+        )
+        await otomo.ask(
+            "明日の9時にリマインドして", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
+        )
+        await otomo.ask("明日の9時にリマインドして", channel_id=GENERAL_CHANNEL_ID)
+
+    assert "create_reminder" not in llm.requests[0].tool_names
+    assert "create_reminder" in llm.requests[1].tool_names
+
+
+async def test_a_spent_budget_is_said_once_then_only_marked_and_makes_no_model_call(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("最初の答え"), text("もう一方のサーバー"))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        await otomo.app.core.servers.change(SECOND_GUILD_ID, {"member_daily_tokens": 1}, 1)
+        _, first = await otomo.ask(
+            "こんにちは", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
+        )
+        _, refused = await otomo.ask(
+            "もう一回", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
+        )
+        again = await otomo.mention("さらに", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
+        await otomo.fake.wait_for_request("PUT", r".*/reactions/.*")
+        await otomo.idle()
+        quiet = otomo.bot_messages_after(again, SECOND_GENERAL_CHANNEL_ID)
+        _, elsewhere = await otomo.ask("こんにちは", channel_id=GENERAL_CHANNEL_ID)
+
+    assert [m["content"] for m in first] == ["最初の答え"]
+    assert len(refused) == 1
+    assert refused[0]["content"].startswith("あなたの今日の利用上限に達しました")
+    assert "<t:" in refused[0]["content"]
+    assert quiet == []
+    assert [m["content"] for m in elsewhere] == ["もう一方のサーバー"]
+    assert llm.request_count == 2
+
+
+async def test_usage_shows_this_server_only_and_the_whole_bot_to_owners_only(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("一"), text("二"), text("三"))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm, OWNER_IDS=HANA_ID) as otomo:
+        await otomo.ask("こんにちは", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
+        await otomo.ask("こんにちは", channel_id=GENERAL_CHANNEL_ID)
+        await otomo.ask("こんにちは", channel_id=GENERAL_CHANNEL_ID)
+
+        here = await two_servers.invoke_slash(
+            "otomo usage", user_id=SECOND_OWNER_ID, channel_id=SECOND_GENERAL_CHANNEL_ID
+        )
+        await here.wait_response()
+        server_view = await here.wait_followup()
+        refused = await two_servers.invoke_slash(
+            "otomo usage",
+            {"scope": "bot"},
+            user_id=SECOND_OWNER_ID,
+            channel_id=SECOND_GENERAL_CHANNEL_ID,
+        )
+        refusal = await refused.wait_response()
+        owner = await two_servers.invoke_slash(
+            "otomo usage", {"scope": "bot"}, user_id=HANA_ID, channel_id=SECOND_GENERAL_CHANNEL_ID
+        )
+        await owner.wait_response()
+        bot_view = await owner.wait_followup()
+
+    assert "this server" in server_view["content"] and total_calls(server_view["content"]) == 1
+    assert "owners" in refusal["data"]["content"]
+    assert "whole bot" in bot_view["content"] and total_calls(bot_view["content"]) == 3
+
+
+def total_calls(content: str) -> int:
+    line = next(x for x in content.splitlines() if x.startswith("total"))
+    return int(line.split()[1])

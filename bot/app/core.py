@@ -29,6 +29,7 @@ from bot.runtime.redaction import remember_secrets
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
+from bot.servers.membership import Membership
 from bot.settings import Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
@@ -62,6 +63,8 @@ class Core:
     # Each server's settings (refreshed from the database) and its budgets.
     servers: ServerDirectory
     budgets: Budgets
+    # The servers joined and left (their data is deleted by the retention pass).
+    membership: Membership
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -154,6 +157,9 @@ async def build_core(
         # next start of the same process finds what its earlier life left open.
         executor=f"{identity or settings.shard_plan.identity()}/{uuid.uuid4().hex[:8]}",
     )
+    membership = Membership(database.sessions, clock, servers, settings.server_data_retention_days)
+    retention = Retention.from_settings(database.sessions, clock, settings)
+    retention.also(membership.forget_departed)
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
     # A change made through another process applies here within this many seconds.
     scheduler.add_job(
@@ -178,7 +184,7 @@ async def build_core(
         scheduler,
         deps,
         builder.lifecycle(),
-        Retention.from_settings(database.sessions, clock, settings),
+        retention,
         build_external_tools(
             settings,
             clock,
@@ -193,6 +199,7 @@ async def build_core(
         metrics,
         servers,
         budgets,
+        membership,
         loop_watch,
         preparing,
     )

@@ -36,6 +36,7 @@ from bot.discord_ui.operations import (
 )
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.sender import DiscordReminderSender
+from bot.discord_ui.welcome import Arrivals
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.runtime.clock import Clock, SystemClock
@@ -75,6 +76,7 @@ class App:
             metrics=metrics,
             servers=core.servers,
             budgets=core.budgets,
+            arrivals=Arrivals(core.membership),
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id

@@ -23,6 +23,7 @@ from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
@@ -83,6 +84,7 @@ class OtomoBot(commands.AutoShardedBot):
         command_sync: CommandSync | None = None,
         servers: ServerDirectory | None = None,
         budgets: Budgets | None = None,
+        arrivals: Arrivals | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -123,6 +125,7 @@ class OtomoBot(commands.AutoShardedBot):
         self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
         self.stop_clicks = StopControl(runs, self.permissions)
         self._cog_factories = list(cogs)
+        self.arrivals = arrivals
         self._on_ready_hooks = list(on_ready_hooks)
         self._on_connect_hooks = list(on_connect_hooks)
         self._connected_once = False
@@ -189,7 +192,22 @@ class OtomoBot(commands.AutoShardedBot):
         if self._ready_once:
             return
         self._ready_once = True
+        if self.arrivals is not None:
+            try:
+                await self.arrivals.present(list(self.guilds))
+            except Exception:
+                log.warning("Could not record the servers seen at start", exc_info=True)
         await _run_hooks(self._on_ready_hooks)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """Invited to a server: record it and welcome it once."""
+        if self.arrivals is not None:
+            await self.arrivals.joined(guild)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Removed from a server: its data is deleted after SERVER_DATA_RETENTION_DAYS."""
+        if self.arrivals is not None:
+            await self.arrivals.left(guild)
 
     async def on_message(self, message: discord.Message) -> None:
         """Feed the message hooks, then answer it if it is for us (no prefix commands)."""

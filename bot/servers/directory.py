@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
 from bot.servers.config import SETTINGS, ServerConfig, effective, from_json, to_json
+from bot.storage.engine import one_writer, write_sessions
 from bot.storage.servers import ServerSettingsRow
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,8 @@ class ServerDirectory:
         defaults: ServerConfig,
     ) -> None:
         self._sessions = sessions
+        # Read-then-write transactions: on SQLite they take the write lock at BEGIN.
+        self._writes = write_sessions(sessions)
         self._clock = clock
         self.defaults = defaults
         self._configs: dict[int, ServerConfig] = {}
@@ -93,7 +96,7 @@ class ServerDirectory:
         unknown = set(values) - set(SETTINGS)
         if unknown:
             raise KeyError(f"unknown settings: {', '.join(sorted(unknown))}")
-        async with self._sessions() as session, session.begin():
+        async with one_writer(self._sessions), self._writes() as session, session.begin():
             row = await session.get(ServerSettingsRow, guild_id, with_for_update=True)
             current = _decode(row) if row is not None else {}
             if reset:

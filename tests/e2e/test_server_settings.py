@@ -183,3 +183,28 @@ async def test_usage_shows_this_server_only_and_the_whole_bot_to_owners_only(
 def total_calls(content: str) -> int:
     line = next(x for x in content.splitlines() if x.startswith("total"))
     return int(line.split()[1])
+
+
+async def test_a_channel_of_another_server_is_refused_and_nothing_changes(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fake = two_servers
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        answer, message_id = await open_panel(fake, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
+        menu = answer["data"]["components"][0]["components"][0]
+        chosen = await fake.choose_select(
+            message_id, menu["custom_id"], ["weather_channel"], SECOND_OWNER_ID
+        )
+        modal = await chosen.wait_response()
+        field = modal["data"]["components"][0]["components"][0]["custom_id"]
+        submitted = await fake.submit_modal(
+            modal["data"]["custom_id"],
+            {field: f"<#{RANDOM_CHANNEL_ID}>"},
+            SECOND_OWNER_ID,
+            SECOND_GENERAL_CHANNEL_ID,
+            message_id,
+        )
+        refusal = await submitted.wait_response()
+
+        assert "not a channel of this server" in refusal["data"]["content"]
+        assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()

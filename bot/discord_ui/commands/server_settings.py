@@ -81,6 +81,27 @@ def panel(config: ServerConfig) -> discord.Embed:
     return embed
 
 
+CHANNEL_SETTINGS = frozenset(
+    {"answer_channels", "weather_channel", "tips_channel", "word_pool_channels"}
+)
+ROLE_SETTINGS = frozenset({"approver_roles", "editor_roles"})
+
+
+def _check_belongs(name: str, value: Any, guild: discord.Guild | None) -> None:
+    """Channels and roles must be this server's own: a server never points Otomo elsewhere."""
+    if guild is None or (name not in CHANNEL_SETTINGS and name not in ROLE_SETTINGS):
+        return
+    ids = value if isinstance(value, frozenset) else {value} if value else set()
+    if name in CHANNEL_SETTINGS:
+        foreign = [i for i in ids if guild.get_channel_or_thread(i) is None]
+        what = "このサーバーのチャンネルではありません / not a channel of this server"
+    else:
+        foreign = [i for i in ids if guild.get_role(i) is None]
+        what = "このサーバーのロールではありません / not a role of this server"
+    if foreign:
+        raise BadValue(f"{', '.join(str(i) for i in sorted(foreign))}: {what}.")
+
+
 class SettingForm(discord.ui.Modal):
     """One setting's value, typed; a bad value is said and nothing is changed."""
 
@@ -104,6 +125,7 @@ class SettingForm(discord.ui.Modal):
         """Store the value and redraw the panel, or say what was wrong with it."""
         try:
             value = SETTINGS[self.name].parse(self.value.value or "")
+            _check_belongs(self.name, value, interaction.guild)
         except BadValue as exc:
             await say(interaction, f"⚠️ {exc}\n変更していません。/ Nothing was changed.")
             return

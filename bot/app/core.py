@@ -30,6 +30,7 @@ from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
+from bot.servers.posts import ScheduledPosts
 from bot.settings import Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
@@ -65,6 +66,8 @@ class Core:
     budgets: Budgets
     # The servers joined and left (their data is deleted by the retention pass).
     membership: Membership
+    # Each server's daily weather and tips, due on its own schedule.
+    posts: ScheduledPosts
     loop_watch: SlowStepWatch | None = None
     # litellm's import and first calls, when still running on their threads (see build_core).
     warming: asyncio.Future[None] | None = None
@@ -200,6 +203,7 @@ async def build_core(
         servers,
         budgets,
         membership,
+        ScheduledPosts(database.sessions, clock, servers, settings.weather_notify_grace_minutes),
         loop_watch,
         preparing,
     )

@@ -109,6 +109,8 @@ class App:
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
+            server_posts=core.posts,
+            posters=parts.server_posts,
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.agent.llm.client import LLMClient
+from bot.agent.llm.client import LLMClient, Payer
 from bot.chat import Tips, WordPool
 from bot.knowledge import KnowledgeEditor, KnowledgeIndex
 from bot.notes import Notebook
@@ -53,10 +53,12 @@ def build_deps(
     reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
     word_pool = WordPool(sessions, clock, settings, health=database.health)
 
-    async def complete(system: str, user: str) -> str:
+    async def complete(system: str, user: str, guild_id: int | None) -> str:
+        # A server's tip counts against its budget and shows in its usage.
         return await llm.complete(
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             purpose="tips",
+            payer=Payer(guild_id),
         )
 
     index = KnowledgeIndex.from_settings(settings, sessions, clock)

@@ -12,9 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from apscheduler.job import Job
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -22,14 +19,12 @@ from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import post_scheduled
+from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
 log = logging.getLogger(__name__)
 
-TIPS_JOB_ID = "useless_tips"
-# A tip that fell due while the bot was down is not worth posting late.
-TIPS_MISFIRE_GRACE_SECONDS = 600
 AVOID_LAST_TOPICS = 3  # none of the last three tips' topics is picked again
 TOPIC_CANDIDATES = 10  # the strongest pool words a topic is drawn from
 # How many topics pick_tip_topic needs when handed them: candidates left after the recent ones.
@@ -69,7 +64,8 @@ TIP_WRITER_RULES = (
     "- 見出し・前置き・ハッシュタグ・メンションは書かず、本文だけを返す。"
 )
 
-Complete = Callable[[str, str], Awaitable[str]]
+# The model's answer to (system, user), for a server (its budget and call log) or None.
+Complete = Callable[[str, str, int | None], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -93,18 +89,6 @@ class TopicSource(Protocol):
     async def recent_topics(self, limit: int = 10) -> list[Topic]:
         """The strongest topics right now."""
         ...
-
-
-def in_quiet_hours(local: datetime, quiet: tuple[int, int] | None) -> bool:
-    """Whether a local time falls in [start, end) hours; a range may wrap midnight (22-6)."""
-    if quiet is None:
-        return False
-    start, end = quiet
-    if start == end:
-        return False
-    if start < end:
-        return start <= local.hour < end
-    return local.hour >= start or local.hour < end
 
 
 _HEADER = re.compile(r"^\s*(?:💡\s*)?\**どうでもいい\s*tips\**\s*[:：]?\s*", re.IGNORECASE)
@@ -180,21 +164,35 @@ class Tips:
         fallbacks = [t for t in FALLBACK_TOPICS if t not in recent]
         return self._rng.choice(fallbacks)
 
-    async def write_tip(self, topic: str | None = None) -> Tip:
-        """Ask the model for one tip on topic (picked when None); raises what `complete` raises."""
+    async def write_tip(
+        self, topic: str | None = None, *, persona: str = "", guild_id: int | None = None
+    ) -> Tip:
+        """Ask the model for one tip on topic (picked when None), in the server's persona;
+        raises what `complete` raises."""
         chosen = topic or await self.pick_tip_topic()
-        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
+        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir, persona)
         system = f"{persona}\n\n{TIP_WRITER_RULES}"
-        text = await self._complete(system, f"話題: {chosen}")
+        text = await self._complete(system, f"話題: {chosen}", guild_id)
         return Tip(chosen, clean_tip_text(text))
 
     async def post_scheduled_tip(self, post: PostTip) -> Tip | None:
-        """The periodic job: outside quiet hours, write and post a tip, then remember its topic."""
+        """Outside the bot's default quiet hours, post a tip to TIPS_CHANNEL_ID."""
         if self.is_quiet():
             log.debug("tips: quiet hours, nothing posted")
             return None
+        return await self.post_tip(post, channel_id=self._settings.tips_channel_id)
+
+    async def post_tip(
+        self,
+        post: PostTip,
+        *,
+        channel_id: int | None,
+        persona: str = "",
+        guild_id: int | None = None,
+    ) -> Tip | None:
+        """Write and post a tip (a server's, when guild_id is given), then remember its topic."""
         try:
-            tip = await self.write_tip()
+            tip = await self.write_tip(persona=persona, guild_id=guild_id)
         except Exception as exc:  # the model may time out or be down; try at the next run
             log.warning("tips: no tip written this time: %s", exc)
             return None
@@ -204,11 +202,12 @@ class Tips:
         posted = await post_scheduled(
             "tips:",
             lambda: post(tip),
-            "Check TIPS_CHANNEL_ID and that the bot may send messages in that channel.",
+            "Check the tips channel (/otomo settings, or TIPS_CHANNEL_ID) and that the bot may "
+            "send messages in that channel.",
         )
         if not posted:
             return None
-        await self.remember(tip, self._settings.tips_channel_id)
+        await self.remember(tip, channel_id)
         return tip
 
     async def remember(self, tip: Tip, channel_id: int | None) -> None:
@@ -225,24 +224,3 @@ class Tips:
             await session.flush()
             keep = select(TipRecord.id).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
             await session.execute(delete(TipRecord).where(TipRecord.id.not_in(keep)))
-
-
-def schedule_tips(
-    scheduler: BaseScheduler, tips: Tips, post: PostTip, settings: Settings
-) -> Job | None:
-    """Add the Tips job every TIPS_INTERVAL_HOURS when TIPS_CHANNEL_ID is set (else nothing)."""
-    if settings.tips_channel_id is None:
-        return None
-
-    job: Job = scheduler.add_job(
-        tips.post_scheduled_tip,
-        IntervalTrigger(hours=settings.tips_interval_hours, timezone=settings.timezone),
-        args=[post],
-        id=TIPS_JOB_ID,
-        name="どうでもいいTips",
-        replace_existing=True,
-        misfire_grace_time=TIPS_MISFIRE_GRACE_SECONDS,
-        coalesce=True,
-        max_instances=1,
-    )
-    return job

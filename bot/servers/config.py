@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from datetime import time
+from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -149,6 +149,18 @@ def _clock_time(text: str) -> time | None:
     if not match or int(match.group(1)) > 23 or int(match.group(2)) > 59:
         raise BadValue("07:00 のように入力してください。/ Enter a time such as 07:00.")
     return time(int(match.group(1)), int(match.group(2)))
+
+
+def in_quiet_hours(local: datetime, quiet: tuple[int, int] | None) -> bool:
+    """Whether a local time falls in [start, end) hours; a range may wrap midnight (22-6)."""
+    if quiet is None:
+        return False
+    start, end = quiet
+    if start == end:
+        return False
+    if start < end:
+        return start <= local.hour < end
+    return local.hour >= start or local.hour < end
 
 
 def parse_quiet_hours(text: str) -> tuple[int, int] | None:

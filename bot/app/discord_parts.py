@@ -51,7 +51,7 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
         if message.guild is not None and not message.author.bot and message.content:
-            deps.word_pool.feed(message.content, message.channel.id)
+            deps.word_pool.feed(message.content, message.channel.id, message.guild.id)
 
     app.add_message_hook(observe)
 

@@ -52,6 +52,7 @@ def build_deps(
     due_times = DueTimes()
     reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
     word_pool = WordPool(sessions, clock, settings, health=database.health)
+    word_pool.channels_per_server(lambda guild: servers.config(guild).word_pool_channels)
 
     async def complete(system: str, user: str, guild_id: int | None) -> str:
         # A server's tip counts against its budget and shows in its usage.

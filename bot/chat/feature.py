@@ -23,12 +23,14 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
 
     async def chat_section(prompt: PromptInput) -> str:
         # One read of the pool serves both the prompt's topics and the fallback tip topic.
-        topics = await deps.word_pool.recent_topics(max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED))
+        topics = await deps.word_pool.recent_topics(
+            max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED), guild_id=prompt.guild_id
+        )
         server = deps.servers.config(prompt.guild_id)
         return chat_instructions(
             await asyncio.to_thread(persona_text, settings, None, server.persona),
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
-            await deps.tips.pick_tip_topic(topics),
+            await deps.tips.pick_tip_topic(topics, guild_id=prompt.guild_id),
             mention_topic=await in_worker(mention_topic, prompt.text),
             language=server.language,
         )

@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.persona import persona_text
@@ -86,8 +86,8 @@ PostTip = Callable[[Tip], Awaitable[None]]
 class TopicSource(Protocol):
     """Where topics come from (the WordPool)."""
 
-    async def recent_topics(self, limit: int = 10) -> list[Topic]:
-        """The strongest topics right now."""
+    async def recent_topics(self, limit: int = 10, *, guild_id: int | None) -> list[Topic]:
+        """A server's strongest topics right now."""
         ...
 
 
@@ -135,25 +135,36 @@ class Tips:
             instant.astimezone(self._settings.timezone), self._settings.quiet_hours
         )
 
-    async def last_topics(self, count: int = AVOID_LAST_TOPICS) -> list[str]:
-        """Topics of the latest posted tips, newest first."""
+    async def last_topics(
+        self, count: int = AVOID_LAST_TOPICS, *, guild_id: int | None
+    ) -> list[str]:
+        """Topics of a server's latest posted tips (and those from before servers had their
+        own), newest first; none in a DM."""
+        if guild_id is None:
+            return []
         async with self._sessions() as session:
             rows = await session.scalars(
                 select(TipRecord.topic)
+                .where(or_(TipRecord.guild_id == guild_id, TipRecord.guild_id.is_(None)))
                 .order_by(TipRecord.posted_at.desc(), TipRecord.id.desc())
                 .limit(count)
             )
             return list(rows)
 
-    async def pick_tip_topic(self, topics: Sequence[Topic] | None = None) -> str:
-        """A strong recent topic not used by the last tips (a fallback topic if none is left).
+    async def pick_tip_topic(
+        self, topics: Sequence[Topic] | None = None, *, guild_id: int | None
+    ) -> str:
+        """A strong recent topic of the server not used by its last tips (a fallback topic if
+        none is left).
 
         Pass topics already read from the pool (strongest first, at least TOPICS_NEEDED) to
         spare a second read of it.
         """
-        recent = set(await self.last_topics())
+        recent = set(await self.last_topics(guild_id=guild_id))
         if topics is None:
-            topics = await self._topics.recent_topics(TOPIC_CANDIDATES + len(recent))
+            topics = await self._topics.recent_topics(
+                TOPIC_CANDIDATES + len(recent), guild_id=guild_id
+            )
         candidates = [t for t in topics if t.word not in recent and len(t.word) <= WORD_MAX_CHARS][
             :TOPIC_CANDIDATES
         ]
@@ -165,22 +176,27 @@ class Tips:
         return self._rng.choice(fallbacks)
 
     async def write_tip(
-        self, topic: str | None = None, *, persona: str = "", guild_id: int | None = None
+        self, topic: str | None = None, *, guild_id: int | None, persona: str = ""
     ) -> Tip:
-        """Ask the model for one tip on topic (picked when None), in the server's persona;
-        raises what `complete` raises."""
-        chosen = topic or await self.pick_tip_topic()
+        """Ask the model for one tip on topic (picked from the server's when None), in the
+        server's persona; raises what `complete` raises."""
+        chosen = topic or await self.pick_tip_topic(guild_id=guild_id)
         persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir, persona)
         system = f"{persona}\n\n{TIP_WRITER_RULES}"
         text = await self._complete(system, f"話題: {chosen}", guild_id)
         return Tip(chosen, clean_tip_text(text))
 
-    async def post_scheduled_tip(self, post: PostTip) -> Tip | None:
-        """Outside the bot's default quiet hours, post a tip to TIPS_CHANNEL_ID."""
+    async def post_scheduled_tip(
+        self, post: PostTip, guild_of: Callable[[], int | None] = lambda: None
+    ) -> Tip | None:
+        """Outside the bot's default quiet hours, post a tip to TIPS_CHANNEL_ID on a topic of
+        that channel's server (guild_of)."""
         if self.is_quiet():
             log.debug("tips: quiet hours, nothing posted")
             return None
-        return await self.post_tip(post, channel_id=self._settings.tips_channel_id)
+        return await self.post_tip(
+            post, channel_id=self._settings.tips_channel_id, guild_id=guild_of()
+        )
 
     async def post_tip(
         self,
@@ -207,14 +223,16 @@ class Tips:
         )
         if not posted:
             return None
-        await self.remember(tip, channel_id)
+        await self.remember(tip, channel_id, guild_id=guild_id)
         return tip
 
-    async def remember(self, tip: Tip, channel_id: int | None) -> None:
-        """Record a posted tip so its topic is not picked again soon; keep the history short."""
+    async def remember(self, tip: Tip, channel_id: int | None, *, guild_id: int | None) -> None:
+        """Record a tip posted in a server so its topic is not picked there again soon; keep
+        each server's history short."""
         async with self._sessions() as session, session.begin():
             session.add(
                 TipRecord(
+                    guild_id=guild_id,
                     topic=tip.topic[:WORD_MAX_CHARS],
                     text=tip.text,
                     channel_id=channel_id,
@@ -222,5 +240,10 @@ class Tips:
                 )
             )
             await session.flush()
-            keep = select(TipRecord.id).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
-            await session.execute(delete(TipRecord).where(TipRecord.id.not_in(keep)))
+            same = (
+                TipRecord.guild_id.is_(None) if guild_id is None else TipRecord.guild_id == guild_id
+            )
+            keep = (
+                select(TipRecord.id).where(same).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
+            )
+            await session.execute(delete(TipRecord).where(same, TipRecord.id.not_in(keep)))

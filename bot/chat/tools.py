@@ -45,7 +45,7 @@ async def recent_topics(
 ) -> dict[str, Any]:
     """Words people have been talking about recently in this server, strongest first.
     Use it to pick a topic for small talk or a どうでもいいTips."""
-    return _as_output(await ctx.deps.word_pool.recent_topics(limit))
+    return _as_output(await ctx.deps.word_pool.recent_topics(limit, guild_id=ctx.guild_id))
 
 
 CHAT_TOOLS: list[Tool] = [recent_topics]

@@ -5,7 +5,11 @@ Each message adds 1 to the score of every distinct topic word in it. Scores halv
 without any background job. A message is queued (`feed`), tokenised on the text worker thread
 and buffered; the buffer is written every few seconds (or sooner when it grows) and on close, so
 the message hot path never waits on janome or the database. The table keeps at most `max_words`
-rows: the weakest are pruned.
+rows per server: the weakest are pruned.
+
+Every server has its own pool: a word counts for the server whose member typed it, and a server's
+topics are its own words (and those from before servers had their own, `LEGACY_GUILD`), never
+another server's. A DM has no pool.
 """
 
 from __future__ import annotations
@@ -14,26 +18,27 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, or_, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.sql.elements import ColumnElement
 
 from bot.chat.words import extract_words
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
-from bot.storage.chat import WordPoolEntry
+from bot.storage.chat import LEGACY_GUILD, WordPoolEntry
 from bot.storage.engine import write_sessions
 from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
 
 DEFAULT_HALF_LIFE = timedelta(days=3)
-MAX_WORDS = 1000
+MAX_WORDS = 1000  # per server
 FLUSH_INTERVAL_SECONDS = 5.0
 FLUSH_THRESHOLD = 200  # buffered words that trigger an early flush
 MAX_OBSERVED_CHARS = 1000  # janome reads ~32k chars/s: bound the time one message can cost
@@ -68,16 +73,33 @@ def _chunks(items: Sequence[str], size: int = _IN_CLAUSE_BATCH) -> Iterator[Sequ
         yield items[start : start + size]
 
 
+def _visible(guild_id: int | None) -> ColumnElement[bool]:
+    """The rows a server's topics come from: its own and the legacy ones (a DM: none)."""
+    if guild_id is None:
+        return WordPoolEntry.guild_id.is_(None)  # no row has no server: a DM has no topics
+    return or_(WordPoolEntry.guild_id == guild_id, WordPoolEntry.guild_id == LEGACY_GUILD)
+
+
 async def _stored_scores(
-    session: AsyncSession, now: datetime, half_life: timedelta
+    session: AsyncSession,
+    now: datetime,
+    half_life: timedelta,
+    guild_id: int | None,
+    *,
+    own_only: bool = False,
 ) -> dict[str, Topic]:
+    where = WordPoolEntry.guild_id == guild_id if own_only else _visible(guild_id)
     rows = await session.execute(
-        select(WordPoolEntry.word, WordPoolEntry.score, WordPoolEntry.last_seen)
+        select(WordPoolEntry.word, WordPoolEntry.score, WordPoolEntry.last_seen).where(where)
     )
-    return {
-        word: Topic(word, decayed(score, last_seen, now, half_life), last_seen)
-        for word, score, last_seen in rows
-    }
+    topics: dict[str, Topic] = {}
+    for word, score, last_seen in rows:
+        topic = Topic(word, decayed(score, last_seen, now, half_life), last_seen)
+        known = topics.get(word)
+        if known is not None:  # a legacy row and the server's own: one topic
+            topic = Topic(word, known.score + topic.score, max(known.last_seen, last_seen))
+        topics[word] = topic
+    return topics
 
 
 def _strongest(topics: dict[str, Topic], limit: int) -> list[Topic]:
@@ -90,10 +112,13 @@ async def load_topics(
     now: datetime,
     limit: int,
     half_life: timedelta = DEFAULT_HALF_LIFE,
+    *,
+    guild_id: int | None,
 ) -> list[Topic]:
-    """The strongest stored topics as of now (what a WordPool has not flushed yet is not seen)."""
+    """A server's strongest stored topics as of now (what a WordPool has not flushed yet is not
+    seen)."""
     async with sessions() as session:
-        return _strongest(await _stored_scores(session, now, half_life), limit)
+        return _strongest(await _stored_scores(session, now, half_life, guild_id), limit)
 
 
 class WordPool:
@@ -120,63 +145,78 @@ class WordPool:
         self._max_words = max_words
         self._flush_interval = flush_interval
         self._flush_threshold = flush_threshold
-        self._pending: dict[str, _Pending] = {}
+        self._pending: dict[tuple[int, str], _Pending] = {}
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._closing = False
         self._task: asyncio.Task[None] | None = None
-        self._inbox: asyncio.Queue[str] = asyncio.Queue(MAX_QUEUED_MESSAGES)
+        self._inbox: asyncio.Queue[tuple[int, str]] = asyncio.Queue(MAX_QUEUED_MESSAGES)
         self._digester: asyncio.Task[None] | None = None
+        self._channels_of: Callable[[int], frozenset[int]] | None = None
 
-    def accepts(self, channel_id: int) -> bool:
-        """Whether messages of this channel feed the pool (every channel when none configured)."""
-        return not self._channels or channel_id in self._channels
+    def channels_per_server(self, channels_of: Callable[[int], frozenset[int]]) -> None:
+        """Read each server's word-pool channels (its admins' setting) instead of
+        WORD_POOL_CHANNEL_IDS."""
+        self._channels_of = channels_of
+
+    def accepts(self, channel_id: int, guild_id: int | None = None) -> bool:
+        """Whether messages of this channel feed the pool (every channel when none configured):
+        the server's own list when known, else WORD_POOL_CHANNEL_IDS."""
+        channels = (
+            self._channels_of(guild_id)
+            if guild_id is not None and self._channels_of is not None
+            else self._channels
+        )
+        return not channels or channel_id in channels
 
     @property
     def pending(self) -> int:
         """Words buffered and not yet written."""
         return len(self._pending)
 
-    def observe(self, text: str, channel_id: int) -> list[str]:
-        """Buffer the topic words of a member's message; return them (empty if not accepted).
+    def observe(self, text: str, channel_id: int, guild_id: int) -> list[str]:
+        """Buffer the topic words of a member's message in a server's channel; return them
+        (empty if not accepted).
 
         Call it for messages people wrote in guild channels only: words from DMs or other bots
         would surface in public tips.
         """
-        if not self.accepts(channel_id):
+        if not self.accepts(channel_id, guild_id):
             return []
         words = extract_words(text[:MAX_OBSERVED_CHARS])
-        self._add(words)
+        self._add(guild_id, words)
         return words
 
-    def feed(self, text: str, channel_id: int) -> None:
+    def feed(self, text: str, channel_id: int, guild_id: int) -> None:
         """`observe` for the event loop: queue the message, tokenised later on the text worker."""
-        if not self.accepts(channel_id):
+        if not self.accepts(channel_id, guild_id):
             return
         try:
-            self._inbox.put_nowait(text[:MAX_OBSERVED_CHARS])
+            self._inbox.put_nowait((guild_id, text[:MAX_OBSERVED_CHARS]))
         except asyncio.QueueFull:
             log.debug("word pool inbox full; a message's words are dropped")
 
     async def drain(self) -> None:
         """Tokenise every queued message now (at shutdown, and for tests)."""
         while not self._inbox.empty():
-            self._add(await in_worker(extract_words, self._inbox.get_nowait()))
+            guild_id, text = self._inbox.get_nowait()
+            self._add(guild_id, await in_worker(extract_words, text))
 
     async def _digest(self) -> None:
         while True:
-            text = await self._inbox.get()
+            guild_id, text = await self._inbox.get()
             try:
-                self._add(await in_worker(extract_words, text))
+                self._add(guild_id, await in_worker(extract_words, text))
             except Exception:  # one odd message must not stop the pool
                 log.exception("word pool could not tokenise a message")
 
-    def _add(self, words: list[str]) -> None:
+    def _add(self, guild_id: int, words: list[str]) -> None:
         now = self._clock.now()
         for word in words:
-            entry = self._pending.get(word)
+            key = (guild_id, word)
+            entry = self._pending.get(key)
             if entry is None:
-                self._pending[word] = _Pending(1.0, now)
+                self._pending[key] = _Pending(1.0, now)
             else:
                 entry.count += 1.0
                 entry.last_seen = now
@@ -199,12 +239,16 @@ class WordPool:
                 raise
             return len(batch)
 
-    async def recent_topics(self, limit: int = 10) -> list[Topic]:
-        """The strongest topics right now, buffered words included."""
+    async def recent_topics(self, limit: int = 10, *, guild_id: int | None) -> list[Topic]:
+        """A server's strongest topics right now, buffered words included (none in a DM)."""
+        if guild_id is None:
+            return []
         now = self._clock.now()
         async with self._sessions() as session:
-            topics = await _stored_scores(session, now, self.half_life)
-        for word, entry in self._pending.items():
+            topics = await _stored_scores(session, now, self.half_life, guild_id)
+        for (server, word), entry in self._pending.items():
+            if server != guild_id:
+                continue
             stored = topics.get(word)
             score = entry.count + (stored.score if stored else 0.0)
             topics[word] = Topic(word, score, entry.last_seen)
@@ -245,47 +289,81 @@ class WordPool:
                 if not self._health.noticed(exc):
                     log.exception("word pool flush failed")
 
-    def _restore(self, batch: dict[str, _Pending]) -> None:
-        for word, entry in batch.items():
-            current = self._pending.get(word)
+    def _restore(self, batch: dict[tuple[int, str], _Pending]) -> None:
+        for key, entry in batch.items():
+            current = self._pending.get(key)
             if current is None:
-                self._pending[word] = entry
+                self._pending[key] = entry
             else:
                 current.count += entry.count
                 current.last_seen = max(current.last_seen, entry.last_seen)
 
-    async def _write(self, batch: dict[str, _Pending]) -> None:
+    async def _write(self, batch: dict[tuple[int, str], _Pending]) -> None:
         # Read, then written: on SQLite the write lock is taken up front (see write_sessions).
+        servers: dict[int, list[str]] = {}
+        for guild_id, word in sorted(batch):
+            servers.setdefault(guild_id, []).append(word)
         async with self._writes() as session, session.begin():
-            for chunk in _chunks(sorted(batch)):
-                rows = await session.scalars(
-                    select(WordPoolEntry).where(WordPoolEntry.word.in_(chunk))
-                )
-                existing = {row.word: row for row in rows}
-                for word in chunk:
-                    entry = batch[word]
-                    row = existing.get(word)
-                    if row is None:
-                        session.add(
-                            WordPoolEntry(word=word, score=entry.count, last_seen=entry.last_seen)
-                        )
-                    else:
-                        row.score = (
-                            decayed(row.score, row.last_seen, entry.last_seen, self.half_life)
-                            + entry.count
-                        )
-                        row.last_seen = max(row.last_seen, entry.last_seen)
+            for guild_id, words in servers.items():
+                await self._write_server(session, guild_id, words, batch)
             await session.flush()
-            total = await session.scalar(select(func.count()).select_from(WordPoolEntry)) or 0
-            # Some slack above the cap, so that a busy pool does not prune at every flush.
-            if total > self._max_words + max(1, self._max_words // 10):
-                await self._prune(session)
+            for guild_id in servers:
+                total = (
+                    await session.scalar(
+                        select(func.count())
+                        .select_from(WordPoolEntry)
+                        .where(WordPoolEntry.guild_id == guild_id)
+                    )
+                    or 0
+                )
+                # Some slack above the cap, so that a busy pool does not prune at every flush.
+                if total > self._max_words + max(1, self._max_words // 10):
+                    await self._prune(session, guild_id)
 
-    async def _prune(self, session: AsyncSession) -> None:
-        """Delete the weakest words until max_words remain."""
-        topics = await _stored_scores(session, self._clock.now(), self.half_life)
+    async def _write_server(
+        self,
+        session: AsyncSession,
+        guild_id: int,
+        words: list[str],
+        batch: dict[tuple[int, str], _Pending],
+    ) -> None:
+        for chunk in _chunks(words):
+            rows = await session.scalars(
+                select(WordPoolEntry).where(
+                    WordPoolEntry.guild_id == guild_id, WordPoolEntry.word.in_(chunk)
+                )
+            )
+            existing = {row.word: row for row in rows}
+            for word in chunk:
+                entry = batch[(guild_id, word)]
+                row = existing.get(word)
+                if row is None:
+                    session.add(
+                        WordPoolEntry(
+                            guild_id=guild_id,
+                            word=word,
+                            score=entry.count,
+                            last_seen=entry.last_seen,
+                        )
+                    )
+                else:
+                    row.score = (
+                        decayed(row.score, row.last_seen, entry.last_seen, self.half_life)
+                        + entry.count
+                    )
+                    row.last_seen = max(row.last_seen, entry.last_seen)
+
+    async def _prune(self, session: AsyncSession, guild_id: int) -> None:
+        """Delete a server's weakest words until max_words remain."""
+        topics = await _stored_scores(
+            session, self._clock.now(), self.half_life, guild_id, own_only=True
+        )
         ranked = _strongest(topics, len(topics))
         weakest = [t.word for t in ranked[self._max_words :]]
         for chunk in _chunks(weakest):
-            await session.execute(delete(WordPoolEntry).where(WordPoolEntry.word.in_(chunk)))
-        log.info("word pool pruned %d weak words", len(weakest))
+            await session.execute(
+                delete(WordPoolEntry).where(
+                    WordPoolEntry.guild_id == guild_id, WordPoolEntry.word.in_(chunk)
+                )
+            )
+        log.info("word pool pruned %d weak words of server %d", len(weakest), guild_id)

@@ -32,18 +32,18 @@ def actor_of(
 
 
 def actor_of_interaction(interaction: discord.Interaction[Any]) -> Actor:
-    """The actor of a slash command or button click."""
-    return actor_of(interaction.user, interaction.permissions)
+    """The actor of a slash command or button click (with whether they own the application)."""
+    actor = actor_of(interaction.user, interaction.permissions)
+    if is_application_owner(interaction.client, interaction.user.id):
+        return replace(actor, application_owner=True)
+    return actor
 
 
-async def owner_aware_actor(client: discord.Client, interaction: discord.Interaction[Any]) -> Actor:
-    """The actor of an interaction, knowing whether they own the application (or its team)."""
-    actor = actor_of_interaction(interaction)
-    owner = False
-    is_owner = getattr(client, "is_owner", None)
-    if is_owner is not None:
-        try:
-            owner = bool(await is_owner(interaction.user))
-        except discord.HTTPException:
-            owner = False
-    return replace(actor, application_owner=owner)
+def is_application_owner(client: discord.Client, user_id: int) -> bool:
+    """Whether the user owns the Discord application, or is on the team that does."""
+    application = client.application  # read by discord.py at login
+    if application is None:
+        return False
+    if application.team is not None:
+        return any(member.id == user_id for member in application.team.members)
+    return application.owner.id == user_id

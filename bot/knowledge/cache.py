@@ -10,6 +10,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge.analysis import ANALYZER_VERSION, DocumentAnalysis
+from bot.knowledge.places import place_of
 from bot.storage.engine import write_sessions
 from bot.storage.knowledge import KnowledgeDocument
 
@@ -77,7 +78,9 @@ async def store_analyses(
             )
         )
         for path, digest, analysis in entries:
+            place = place_of(path)
             values = {
+                "guild_id": place.owner if place else None,
                 "content_hash": digest,
                 "analyzer_version": ANALYZER_VERSION,
                 "analysis": analysis.to_json(),

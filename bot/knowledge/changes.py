@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.servers import ServerScope
 from bot.storage.knowledge import KnowledgeChange
 
 MAX_NAME_CHARS = 100
@@ -29,6 +30,8 @@ class Editor:
 
     user_id: int
     user_name: str
+    # One of the bot's owners (application owner or team, OWNER_IDS): may edit shared files.
+    bot_owner: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +46,14 @@ class ChangeEntry:
     size_before: int | None
     size_after: int | None
     changed_at: datetime
+    # The server whose file it is (path inside its folder); None for the shared base.
+    guild_id: int | None = None
 
 
 async def record_change(
     sessions: async_sessionmaker[AsyncSession],
     *,
+    guild_id: int | None,
     path: str,
     action: ChangeAction,
     editor: Editor,
@@ -55,8 +61,9 @@ async def record_change(
     size_after: int | None,
     now: datetime,
 ) -> ChangeEntry:
-    """Append a change to the history and return it."""
+    """Append a change (of a server's file, or of the shared base when guild_id is None)."""
     row = KnowledgeChange(
+        guild_id=guild_id,
         path=path,
         action=action.value,
         user_id=editor.user_id,
@@ -71,10 +78,18 @@ async def record_change(
 
 
 async def list_changes(
-    sessions: async_sessionmaker[AsyncSession], path: str | None = None, limit: int = 20
+    sessions: async_sessionmaker[AsyncSession],
+    scope: ServerScope,
+    path: str | None = None,
+    limit: int = 20,
 ) -> list[ChangeEntry]:
-    """The latest changes, newest first, to one file or to all."""
-    query = select(KnowledgeChange).order_by(KnowledgeChange.id.desc()).limit(limit)
+    """The latest changes a scope sees (the shared base's and its server's), newest first, to
+    one file (a path inside its folder) or to all."""
+    owner = KnowledgeChange.guild_id
+    seen = (
+        owner.is_(None) if scope.guild_id is None else or_(owner.is_(None), owner == scope.guild_id)
+    )
+    query = select(KnowledgeChange).where(seen).order_by(KnowledgeChange.id.desc()).limit(limit)
     if path is not None:
         query = query.where(KnowledgeChange.path == path)
     async with sessions() as session:
@@ -85,6 +100,7 @@ def _entry(row: KnowledgeChange) -> ChangeEntry:
     return ChangeEntry(
         id=row.id,
         path=row.path,
+        guild_id=row.guild_id,
         action=ChangeAction(row.action),
         user_id=row.user_id,
         user_name=row.user_name,

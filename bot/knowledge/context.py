@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.results import KnowledgeHit
+from bot.servers import ServerScope
 from bot.text.clip import clip
 
 # Share (0-1) of the best BM25 score the question could reach: below it a section only shares
@@ -27,16 +28,18 @@ async def context_for(
     query: str,
     *,
     budget_chars: int,
+    scope: ServerScope = ServerScope.DM,
     threshold: float = DEFAULT_THRESHOLD,
 ) -> str:
     """The best matching sections as a system-prompt block with their paths, or "" if none.
 
-    The block never exceeds budget_chars; each excerpt ends with `出典: <path>` so the model can
+    Only files the scope reads are used (a DM: the shared base). The block never exceeds
+    budget_chars; each excerpt ends with `出典: <path>` so the model can
     copy the citation.
     """
     if budget_chars <= 0 or not query.strip():
         return ""
-    found = await index.query(query[:MAX_QUERY_CHARS], CONTEXT_CANDIDATES)
+    found = await index.query(query[:MAX_QUERY_CHARS], CONTEXT_CANDIDATES, scope=scope)
     hits = [hit for hit in found if hit.relevance >= threshold]
     if not hits:
         return ""

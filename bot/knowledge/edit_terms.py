@@ -20,6 +20,8 @@ class KnowledgeFile:
     title: str
     size: int
     modified_at: datetime
+    # From the shared base (the operator's) rather than the server's own folder.
+    shared: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,8 @@ class FileContent:
     text: str
     content_hash: str
     size: int
+    # From the shared base (the operator's) rather than the server's own folder.
+    shared: bool = False
 
 
 def exists_text(relative: str) -> str:
@@ -38,6 +42,35 @@ def exists_text(relative: str) -> str:
     return (
         f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。/ "
         f"`{relative}` already exists: edit it with /kb edit, or pick another name."
+    )
+
+
+def shared_file_text(relative: str) -> str:
+    """The refusal for a server admin changing a file of the shared base."""
+    return (
+        f"`{relative}` はすべてのサーバー共通のファイルで、変更できるのはボットの管理者だけです。"
+        f"`/kb new path:{relative}` でこのサーバー用のファイルを作ると、このサーバーではそちらが"
+        f"使われます。/ `{relative}` is a shared file of every server: only the bot's owners "
+        f"change it. `/kb new path:{relative}` makes this server's own version, which replaces "
+        "it here."
+    )
+
+
+def owners_only_text() -> str:
+    """The refusal for writing to the shared base without being one of the bot's owners."""
+    return (
+        "共通のナレッジベースを変更できるのはボットの管理者（アプリのオーナーか OWNER_IDS）"
+        "だけです。/ Only the bot's owners (the application's owner or OWNER_IDS) change the "
+        "shared knowledge base."
+    )
+
+
+def other_server_text() -> str:
+    """The refusal for a path into the servers/ folder that is not this server's."""
+    return (
+        "`servers/` には各サーバー専用のファイルが入っています。このサーバーのファイルは "
+        "`faq.md` のようにそのままのパスで指定してください。/ `servers/` holds each server's "
+        "own files: name this server's files by their plain path, such as `faq.md`."
     )
 
 

@@ -1,4 +1,10 @@
-"""Admin editing of knowledge-base files: safe paths, size cap, atomic writes, history, reindex."""
+"""Admin editing of knowledge-base files: safe paths, size cap, atomic writes, history, reindex.
+
+Every call names its `ServerScope`. In a server, paths are the server's view: its own files
+(`servers/<id>/` on disk) over the shared base; new files go to its own folder, and a shared
+file is changed from Discord only by one of the bot's owners. A DM scope (the host, tests) sees
+the shared base only.
+"""
 
 from __future__ import annotations
 
@@ -14,16 +20,31 @@ from bot.knowledge.edit_terms import (
     KnowledgeEditError,
     KnowledgeFile,
     exists_text,
+    other_server_text,
+    owners_only_text,
     read_or_none,
+    shared_file_text,
     too_large_text,
 )
-from bot.knowledge.files import UnsafePath, atomic_write, content_hash, decode, resolve_inside, scan
+from bot.knowledge.files import (
+    FileSignature,
+    UnsafePath,
+    atomic_write,
+    content_hash,
+    decode,
+    resolve_inside,
+    scan,
+)
 from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.places import Place, place_of
 from bot.knowledge.results import RefreshReport
 from bot.runtime.clock import Clock
+from bot.servers import SERVERS_FOLDER, ServerScope
 from bot.settings import Settings
 
 __all__ = ["FileContent", "KnowledgeEditError", "KnowledgeEditor", "KnowledgeFile"]
+
+DM = ServerScope.DM
 
 
 class KnowledgeEditor:
@@ -66,56 +87,112 @@ class KnowledgeEditor:
         return self._max_file_bytes
 
     def source_of(self, path: str) -> str:
-        """How a relative path is shown and cited: `knowledge_base/faq.md`."""
+        """How a path relative to the base is shown and cited: `knowledge_base/faq.md`."""
         return self._index.source_of(path)
 
-    def _resolve(self, path: str) -> tuple[str, Path]:
+    def change_source(self, entry: ChangeEntry) -> str:
+        """How a change's file is shown: `knowledge_base/faq.md`, or the server's own path."""
+        return self.source_of(Place(entry.guild_id, entry.path).full_path)
+
+    # -- paths ------------------------------------------------------------------------------
+
+    def _relative(self, path: str, scope: ServerScope) -> str:
+        """A typed path as a path inside the scope's view (`faq.md`), checked for safety.
+
+        `knowledge_base/faq.md` and the server's own `servers/<id>/faq.md` (as listed) are
+        accepted; any other path into `servers/` is refused.
+        """
         try:
-            return resolve_inside(self.root, path)
+            relative, _ = resolve_inside(self.root, path)
+        except UnsafePath as exc:
+            raise KnowledgeEditError(str(exc)) from None
+        place = place_of(relative)
+        if place is None or (place.owner is not None and place.owner != scope.guild_id):
+            raise KnowledgeEditError(other_server_text())
+        return place.path
+
+    def _target(self, place: Place) -> Path:
+        try:
+            return resolve_inside(self.root, place.full_path)[1]
         except UnsafePath as exc:
             raise KnowledgeEditError(str(exc)) from None
 
-    async def list_files(self, folder: str = "") -> list[KnowledgeFile]:
-        """Every markdown file (optionally only under folder), sorted by path."""
-        listing = await asyncio.to_thread(scan, self.root)
+    async def _locate(self, path: str, scope: ServerScope) -> tuple[Place, Path, bytes | None]:
+        """The file a scope means by a path: the server's own if it has one, else the shared."""
+        relative = self._relative(path, scope)
+        if scope.guild_id is not None:
+            own = Place(scope.guild_id, relative)
+            target = self._target(own)
+            data = await asyncio.to_thread(read_or_none, target)
+            if data is not None:
+                return own, target, data
+        shared = Place(None, relative)
+        target = self._target(shared)
+        return shared, target, await asyncio.to_thread(read_or_none, target)
+
+    def _new_place(self, path: str, scope: ServerScope, *, shared: bool) -> Place:
+        """Where a new file goes: the server's folder, or the shared base (shared, or a DM)."""
+        relative = self._relative(path, scope)
+        if not shared and scope.guild_id is not None:
+            return Place(scope.guild_id, relative)
+        if relative.split("/", 1)[0] == SERVERS_FOLDER:
+            raise KnowledgeEditError(other_server_text())
+        return Place(None, relative)
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def list_files(self, folder: str = "", *, scope: ServerScope = DM) -> list[KnowledgeFile]:
+        """Every file the scope reads (optionally only under folder), sorted by path: the
+        server's own, and the shared ones it does not replace."""
+        own: dict[str, FileSignature] = {}
+        if scope.knowledge_folder is not None:
+            own = await asyncio.to_thread(scan, self.root / scope.knowledge_folder)
+        shared = await asyncio.to_thread(scan, self.root, exclude_top=(SERVERS_FOLDER,))
+        places = {p: (Place(None, p), sig) for p, sig in shared.items()}
+        places.update({p: (Place(scope.guild_id, p), sig) for p, sig in own.items()})
         prefix = folder.strip().strip("/")
         if prefix.startswith(f"{self.root.name}/") or prefix == self.root.name:
             prefix = prefix[len(self.root.name) :].lstrip("/")
         files: list[KnowledgeFile] = []
-        for path, signature in sorted(listing.items()):
+        for path, (place, signature) in sorted(places.items()):
             if prefix and not path.startswith(prefix + "/"):
                 continue
-            analysis = self._index.analysis_of(path)
+            analysis = self._index.analysis_of(place.full_path)
             files.append(
                 KnowledgeFile(
                     path=path,
-                    source=self._index.source_of(path),
+                    source=self.source_of(place.full_path),
                     title=analysis.title if analysis else PurePosixPath(path).stem,
                     size=signature.size,
                     modified_at=datetime.fromtimestamp(signature.mtime_ns / 1e9, UTC),
+                    shared=place.owner is None,
                 )
             )
         return files
 
-    async def read(self, path: str) -> FileContent:
-        """A file's text, or a KnowledgeEditError saying it does not exist."""
-        relative, target = self._resolve(path)
-        data = await asyncio.to_thread(read_or_none, target)
+    async def read(self, path: str, *, scope: ServerScope = DM) -> FileContent:
+        """A file's text as the scope sees it, or a KnowledgeEditError saying it does not exist."""
+        place, _, data = await self._locate(path, scope)
         if data is None:
-            raise KnowledgeEditError(self._missing(relative))
+            raise KnowledgeEditError(self._missing(place.path))
         return FileContent(
-            relative, self._index.source_of(relative), decode(data), content_hash(data), len(data)
+            place.path,
+            self.source_of(place.full_path),
+            decode(data),
+            content_hash(data),
+            len(data),
+            shared=place.owner is None,
         )
 
-    async def check_new(self, path: str) -> str:
+    async def check_new(self, path: str, *, scope: ServerScope = DM, shared: bool = False) -> str:
         """The relative path for a new file, or a KnowledgeEditError if it is unsafe or taken.
 
         Lets `/kb new` refuse before the admin types the text; `create` checks again.
         """
-        relative, target = self._resolve(path)
-        if await asyncio.to_thread(target.exists):
-            raise KnowledgeEditError(exists_text(relative))
-        return relative
+        place = self._new_place(path, scope, shared=shared)
+        if await asyncio.to_thread(self._target(place).exists):
+            raise KnowledgeEditError(exists_text(place.path))
+        return place.path
 
     def check_size(self, size: int) -> None:
         """Refuse, with a KnowledgeEditError, a file of size bytes over the cap."""
@@ -137,47 +214,75 @@ class KnowledgeEditor:
             )
         return text
 
-    async def create(self, path: str, text: str, editor: Editor) -> ChangeEntry:
-        """Write a new file; refuses to overwrite an existing one."""
+    # -- writing ----------------------------------------------------------------------------
+
+    async def create(
+        self,
+        path: str,
+        text: str,
+        editor: Editor,
+        *,
+        scope: ServerScope = DM,
+        shared: bool = False,
+    ) -> ChangeEntry:
+        """Write a new file in the server's folder (the shared base with shared, or in a DM);
+        refuses to overwrite an existing one. A server's file may have a shared file's path: it
+        then replaces that file for this server."""
         async with self._lock:
-            relative, target = self._resolve(path)
+            place = self._new_place(path, scope, shared=shared)
+            if place.owner is None and not editor.bot_owner:
+                raise KnowledgeEditError(owners_only_text())
+            target = self._target(place)
             data = self._encode(text)
             if await asyncio.to_thread(target.exists):
-                raise KnowledgeEditError(exists_text(relative))
-            return await self._write(relative, target, data, None, ChangeAction.CREATE, editor)
+                raise KnowledgeEditError(exists_text(place.path))
+            return await self._write(place, target, data, None, ChangeAction.CREATE, editor)
 
     async def replace(
-        self, path: str, text: str, editor: Editor, *, expected_hash: str | None = None
+        self,
+        path: str,
+        text: str,
+        editor: Editor,
+        *,
+        scope: ServerScope = DM,
+        expected_hash: str | None = None,
     ) -> ChangeEntry:
-        """Overwrite a file; with expected_hash, refuse if it changed since it was read."""
+        """Overwrite a file as the scope sees it; with expected_hash, refuse if it changed since
+        it was read."""
         async with self._lock:
-            relative, target = self._resolve(path)
+            place, target, before = await self._locate(path, scope)
+            relative = place.path
             data = self._encode(text)
-            before = await asyncio.to_thread(read_or_none, target)
             if before is None:
                 raise KnowledgeEditError(
                     f"`{relative}` はまだありません。/kb new で作ってください。/ "
                     f"`{relative}` does not exist yet: create it with /kb new."
                 )
+            self._check_may_write(place, editor)
             if expected_hash is not None and content_hash(before) != expected_hash:
                 raise KnowledgeEditError(
                     f"`{relative}` は開いた後でほかの人が変更しました。/kb edit で開き直して、"
                     f"もう一度変更してください。/ `{relative}` was changed by someone else since "
                     "you opened it: open it again with /kb show or /kb edit and redo your change."
                 )
-            return await self._write(
-                relative, target, data, len(before), ChangeAction.REPLACE, editor
-            )
+            return await self._write(place, target, data, len(before), ChangeAction.REPLACE, editor)
 
     async def delete(
-        self, path: str, editor: Editor, *, expected_hash: str | None = None
+        self,
+        path: str,
+        editor: Editor,
+        *,
+        scope: ServerScope = DM,
+        expected_hash: str | None = None,
     ) -> ChangeEntry:
-        """Remove a file and take it out of the index; with expected_hash, only if unchanged."""
+        """Remove a file as the scope sees it and take it out of the index; with expected_hash,
+        only if unchanged. Deleting a server's own file brings back a shared one it replaced."""
         async with self._lock:
-            relative, target = self._resolve(path)
-            before = await asyncio.to_thread(read_or_none, target)
+            place, target, before = await self._locate(path, scope)
+            relative = place.path
             if before is None:
                 raise KnowledgeEditError(self._missing(relative))
+            self._check_may_write(place, editor)
             if expected_hash is not None and content_hash(before) != expected_hash:
                 raise KnowledgeEditError(
                     f"`{relative}` は確認の後で変更されたので、削除していません。内容を確かめて"
@@ -188,6 +293,7 @@ class KnowledgeEditor:
             await asyncio.to_thread(target.unlink)
             entry = await record_change(
                 self._sessions,
+                guild_id=place.owner,
                 path=relative,
                 action=ChangeAction.DELETE,
                 editor=editor,
@@ -195,17 +301,26 @@ class KnowledgeEditor:
                 size_after=None,
                 now=self._clock.now(),
             )
-            await self._index.refresh_file(relative)
+            await self._index.refresh_file(place.full_path)
             return entry
 
-    async def history(self, path: str | None = None, limit: int = 20) -> list[ChangeEntry]:
-        """The latest changes, newest first, to one file (a checked path) or to all files."""
-        relative = self._resolve(path)[0] if path else None
-        return await list_changes(self._sessions, relative, limit)
+    async def history(
+        self, path: str | None = None, limit: int = 20, *, scope: ServerScope = DM
+    ) -> list[ChangeEntry]:
+        """The latest changes the scope sees (its server's and the shared base's), newest first,
+        to one file (a checked path) or to all files."""
+        relative = self._relative(path, scope) if path else None
+        return await list_changes(self._sessions, scope, relative, limit)
 
     async def reload(self) -> RefreshReport:
         """Re-scan the whole directory now (for files changed outside the bot)."""
         return await self._index.refresh()
+
+    @staticmethod
+    def _check_may_write(place: Place, editor: Editor) -> None:
+        """A shared file is changed from Discord only by one of the bot's owners."""
+        if place.owner is None and not editor.bot_owner:
+            raise KnowledgeEditError(shared_file_text(place.path))
 
     def _encode(self, text: str) -> bytes:
         if not text.strip():
@@ -220,13 +335,14 @@ class KnowledgeEditor:
 
     async def _write(
         self,
-        relative: str,
+        place: Place,
         target: Path,
         data: bytes,
         size_before: int | None,
         action: ChangeAction,
         editor: Editor,
     ) -> ChangeEntry:
+        relative = place.path
         if await asyncio.to_thread(target.is_symlink):
             raise KnowledgeEditError(
                 f"`{relative}` は別のファイルへのリンクです。リンク先のファイルを編集して"
@@ -236,6 +352,7 @@ class KnowledgeEditor:
         await asyncio.to_thread(atomic_write, target, data)
         entry = await record_change(
             self._sessions,
+            guild_id=place.owner,
             path=relative,
             action=action,
             editor=editor,
@@ -243,7 +360,7 @@ class KnowledgeEditor:
             size_after=len(data),
             now=self._clock.now(),
         )
-        await self._index.refresh_file(relative)
+        await self._index.refresh_file(place.full_path)
         return entry
 
     def _missing(self, relative: str) -> str:

@@ -9,6 +9,7 @@ from bot.handlers.builder import AppBuilder
 from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools
+from bot.servers import ServerScope
 
 HANDLERS = (router.GENERAL, router.CHAT)
 
@@ -22,7 +23,9 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
 
     async def knowledge_section(prompt: PromptInput) -> str:
         await knowledge.ensure_started()  # a prompt may come before the bot starts serving
-        excerpts = await context_for(knowledge, prompt.text, budget_chars=budget)
+        excerpts = await context_for(
+            knowledge, prompt.text, budget_chars=budget, scope=ServerScope.of(prompt.guild_id)
+        )
         return "\n\n".join(
             part
             for part in (knowledge_instructions(web_search_available=web_available), excerpts)

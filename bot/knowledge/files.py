@@ -53,8 +53,11 @@ def _inside(path: Path, root: Path) -> bool:
 NOT_KNOWLEDGE = frozenset({"persona.md", "vocabulary.md"})
 
 
-def scan(root: Path) -> dict[str, FileSignature]:
+def scan(root: Path, *, exclude_top: Collection[str] = ()) -> dict[str, FileSignature]:
     """Every `.md` file under root as relative POSIX path → signature.
+
+    Folders named in exclude_top are skipped at the top level (`servers/` when only the shared
+    base is wanted).
 
     Hidden files and folders (editor temp files start with a dot) are skipped, and so is a
     symlink that points outside root: the bot must never read files it was not given. The chat
@@ -65,7 +68,10 @@ def scan(root: Path) -> dict[str, FileSignature]:
     real_root = root.resolve()
     found: dict[str, FileSignature] = {}
     for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        top = Path(folder) == root
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not (top and d in exclude_top)
+        )
         for name in names:
             if name.startswith(".") or not name.endswith(SUFFIX):
                 continue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from operator import itemgetter
 
 from bot.knowledge.analysis import AnalysedSection, DocumentAnalysis
@@ -71,21 +71,24 @@ class FusedIndex:
         """How many sections use a word term."""
         return self.words.document_frequency(term)
 
-    def search(self, plan: QueryPlan, limit: int) -> list[Scored]:
+    def search(self, plan: QueryPlan, limit: int, exclude: Collection[int] = ()) -> list[Scored]:
         """The best `limit` sections, best first; relevance is the share of the best possible.
 
         Terms in more than COMMON_POSTINGS sections are first scored only for the sections the
         rarer terms found. That top is exact when its last score beats the most a section found
-        by common terms alone could reach; otherwise the query is scored in full.
+        by common terms alone could reach; otherwise the query is scored in full. Sections in
+        `exclude` (shared files a server overrides) are never returned.
         """
         if limit <= 0:
             return []
-        pruned = self._search(plan, limit, prune=True)
+        pruned = self._search(plan, limit, exclude, prune=True)
         if pruned is not None:
             return pruned
-        return self._search(plan, limit, prune=False) or []
+        return self._search(plan, limit, exclude, prune=False) or []
 
-    def _search(self, plan: QueryPlan, limit: int, *, prune: bool) -> list[Scored] | None:
+    def _search(
+        self, plan: QueryPlan, limit: int, exclude: Collection[int] = (), *, prune: bool
+    ) -> list[Scored] | None:
         weights, word_best = self.words.weigh(plan.words)
         gram_best = sum(self.bigrams.best_score(g) for _, grams in plan.bigrams for g in grams)
         best = word_best + BIGRAM_WEIGHT * gram_best
@@ -118,6 +121,8 @@ class FusedIndex:
             by_grams[grams] = set(found)
             _add(scores, found)
             unseen_bound += BIGRAM_WEIGHT * sum(self.bigrams.best_score(g) for g in grams)
+        for doc in exclude:
+            scores.pop(doc, None)
         self._coordinate(scores, plan, by_grams)
         for doc in scores.keys() & self._weights.keys():
             scores[doc] *= self._weights[doc]

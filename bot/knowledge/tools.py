@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.index import KnowledgeIndex
+from bot.servers import ServerScope
 
 MAX_RESULTS = 10
 MAX_QUERY_CHARS = 500
@@ -65,7 +66,9 @@ async def search_knowledge(
             "of the question, not the whole conversation."
         )
     index = await knowledge_index(ctx)
-    hits = await index.query(text, max(1, min(limit, MAX_RESULTS)))
+    hits = await index.query(
+        text, max(1, min(limit, MAX_RESULTS)), scope=ServerScope.of(ctx.guild_id)
+    )
     result: dict[str, Any] = {
         "results": [
             {

@@ -13,6 +13,7 @@ import httpx
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
+from bot.knowledge.places import Place
 from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
 from bot.settings import Settings
@@ -113,11 +114,16 @@ def _results(response: dict[str, Any]) -> list[WebResult]:
 
 async def _save(
     ctx: ToolContext[KnowledgeDeps], query: str, answer: str | None, results: list[WebResult]
-) -> str:
-    """Write the search into knowledge_base/web_search/, log it, index it; return the source."""
+) -> str | None:
+    """Write the search into the server's own `servers/<id>/web_search/`, log it, index it;
+    return the source. A DM's search is not kept: a DM has no knowledge of its own, and the
+    shared base is the operator's."""
+    if ctx.guild_id is None:
+        return None
     index = await knowledge_index(ctx)
     day = ctx.now().astimezone(ctx.settings.timezone).date()
-    relative = archive_path(query, day)
+    place = Place(ctx.guild_id, archive_path(query, day))
+    relative = place.full_path
     target = index.root / relative
     text = render_archive(query, day, answer, results, ctx.settings.kb_max_file_bytes)
     data = text.encode("utf-8")
@@ -125,7 +131,8 @@ async def _save(
     await asyncio.to_thread(atomic_write, target, data)
     await record_change(
         ctx.sessions,
-        path=relative,
+        guild_id=place.owner,
+        path=place.path,
         action=ChangeAction.WEB_SEARCH,
         editor=Editor(ctx.user_id, ctx.user_name),
         size_before=previous.size if previous else None,
@@ -145,7 +152,7 @@ def _snippet(content: str) -> str:
 async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
     """Search the web (costs credits; needs the user's approval) for current or outside
     information the knowledge base does not have. Returns numbered sources and a short answer;
-    the results are also saved to the knowledge base.
+    the results are also saved to this server's knowledge base.
 
     Args:
         query: A concise search query of key words, in the language most likely to find good

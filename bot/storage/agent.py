@@ -65,13 +65,20 @@ class ToolGrant(Base):
     asking. The provider is part of what was granted (None for the bot's own tools)."""
 
     __tablename__ = "tool_grants"
-    __table_args__ = (UniqueConstraint("user_id", "tool_name"),)
+    __table_args__ = (UniqueConstraint("user_id", "guild_id", "tool_name"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(BigInteger)
+    # Where it was granted: a server, DM_GRANTS for a DM; None for grants from before servers
+    # had their own, which count everywhere.
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
     tool_name: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
     provider: Mapped[str | None] = mapped_column(String(64))
+
+
+# tool_grants.guild_id of a grant made in a DM (a DM is its own scope).
+DM_GRANTS = 0
 
 
 class LLMCall(Base):

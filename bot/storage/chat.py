@@ -10,6 +10,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from bot.storage.base import Base, UTCDateTime
 
 WORD_MAX_CHARS = 64
+# The server of word-pool rows from before servers had their own (seen by every server).
+LEGACY_GUILD = 0
 
 
 class WordPoolEntry(Base):
@@ -17,6 +19,8 @@ class WordPoolEntry(Base):
 
     __tablename__ = "word_pool"
 
+    # The server whose members used the word (LEGACY_GUILD: from before, seen everywhere).
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     word: Mapped[str] = mapped_column(String(WORD_MAX_CHARS), primary_key=True)
     score: Mapped[float] = mapped_column(Float)
     last_seen: Mapped[datetime] = mapped_column(UTCDateTime())
@@ -28,6 +32,8 @@ class TipRecord(Base):
     __tablename__ = "tips_history"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    # The server it was posted in; None for tips from before servers had their own.
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     topic: Mapped[str] = mapped_column(String(WORD_MAX_CHARS))
     text: Mapped[str] = mapped_column(Text)
     channel_id: Mapped[int | None] = mapped_column(BigInteger)

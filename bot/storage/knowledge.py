@@ -16,8 +16,11 @@ class KnowledgeDocument(Base):
 
     __tablename__ = "kb_documents"
 
-    # Relative to the knowledge-base directory, with forward slashes: `guides/faq.md`.
+    # Relative to the knowledge-base directory, with forward slashes: `guides/faq.md`, or
+    # `servers/<guild id>/faq.md` for a server's own file.
     path: Mapped[str] = mapped_column(String(512), primary_key=True)
+    # The server whose folder holds the file; None for the shared base.
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     content_hash: Mapped[str] = mapped_column(String(64))
     analyzer_version: Mapped[int] = mapped_column(Integer)
     analysis: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -30,6 +33,8 @@ class KnowledgeChange(Base):
     __tablename__ = "kb_changes"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # The server whose file changed (path inside its folder); None for the shared base.
+    guild_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
     path: Mapped[str] = mapped_column(String(512), index=True)
     action: Mapped[str] = mapped_column(String(16))
     user_id: Mapped[int] = mapped_column(BigInteger)

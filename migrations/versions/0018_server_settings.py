@@ -1,7 +1,7 @@
 """servers, their settings and scheduled posts; the LLM call log records server and member
 
 Revision ID: 0018
-Revises: 0016
+Revises: 0017
 Create Date: 2026-12-02
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 import bot.storage.base
 
 revision: str = "0018"
-down_revision: str | None = "0016"
+down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

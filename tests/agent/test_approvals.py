@@ -11,8 +11,12 @@ from bot.agent import events as ev
 from bot.agent.approvals.service import Decision, Status
 from bot.agent.conversation import messages as m
 from bot.agent.runs import StopReason, StopSignal
+from bot.storage.agent import ToolGrant
 from tests.agent.conftest import Rig, collect, converse
 from tests.fakes.llm_server import text, tool_call, tool_calls
+
+# The server of rig.request().
+GUILD = 1
 
 
 async def _pending_approval(rig: Rig) -> int:
@@ -268,14 +272,40 @@ async def test_stop_while_streaming_keeps_the_partial_text(rig: Rig) -> None:
 
 
 async def test_grants_are_listable_and_revocable(rig: Rig) -> None:
-    await rig.approvals.grant(100, "add_note")
-    await rig.approvals.grant(100, "add_note")
+    await rig.approvals.grant(100, "add_note", guild_id=GUILD)
+    await rig.approvals.grant(100, "add_note", guild_id=GUILD)
 
-    assert [g.tool_name for g in await rig.approvals.grants(100)] == ["add_note"]
-    assert await rig.approvals.needs_asking(100, "add_note") == (False, "grant")
-    assert await rig.approvals.revoke(100, "add_note") is True
-    assert await rig.approvals.revoke(100, "add_note") is False
-    assert await rig.approvals.needs_asking(100, "add_note") == (True, "")
+    assert [g.tool_name for g in await rig.approvals.grants(100, guild_id=GUILD)] == ["add_note"]
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=GUILD) == (False, "grant")
+    assert await rig.approvals.revoke(100, "add_note", guild_id=GUILD) is True
+    assert await rig.approvals.revoke(100, "add_note", guild_id=GUILD) is False
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=GUILD) == (True, "")
+
+
+async def test_a_grant_counts_only_in_the_server_where_it_was_made(rig: Rig) -> None:
+    await rig.approvals.grant(100, "add_note", guild_id=GUILD)
+    await rig.approvals.grant(100, "set_timezone", guild_id=None)  # in a DM
+
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=GUILD) == (False, "grant")
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=2) == (True, "")
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=None) == (True, "")
+    assert await rig.approvals.needs_asking(100, "set_timezone", guild_id=GUILD) == (True, "")
+    assert [g.tool_name for g in await rig.approvals.grants(100, guild_id=2)] == []
+    assert await rig.approvals.revoke(100, "add_note", guild_id=2) is False
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=GUILD) == (False, "grant")
+
+
+async def test_a_grant_from_before_servers_had_their_own_counts_everywhere(rig: Rig) -> None:
+    async with rig.database.sessions() as session, session.begin():
+        session.add(
+            ToolGrant(user_id=100, guild_id=None, tool_name="add_note", created_at=rig.clock.now())
+        )
+
+    for where in (GUILD, 2, None):
+        assert await rig.approvals.needs_asking(100, "add_note", guild_id=where) == (
+            False,
+            "grant",
+        )
 
 
 async def test_auto_approve_setting_skips_the_question(rig: Rig) -> None:
@@ -293,24 +323,33 @@ def of_type_reason(events: list[ev.AgentEvent]) -> list[str]:
 
 
 async def test_a_grant_holds_for_the_provider_it_was_made_for_only(rig: Rig) -> None:
-    await rig.approvals.grant(100, "dice.roll", "alpha" * 4)
+    await rig.approvals.grant(100, "dice.roll", "alpha" * 4, guild_id=GUILD)
 
-    assert await rig.approvals.needs_asking(100, "dice.roll", "alpha" * 4) == (False, "grant")
-    assert await rig.approvals.needs_asking(100, "dice.roll", "evil" * 4) == (True, "")
-    assert await rig.approvals.needs_asking(100, "dice.roll") == (True, "")
+    assert await rig.approvals.needs_asking(100, "dice.roll", "alpha" * 4, guild_id=GUILD) == (
+        False,
+        "grant",
+    )
+    assert await rig.approvals.needs_asking(100, "dice.roll", "evil" * 4, guild_id=GUILD) == (
+        True,
+        "",
+    )
+    assert await rig.approvals.needs_asking(100, "dice.roll", guild_id=GUILD) == (True, "")
 
 
 async def test_the_grants_of_a_name_that_changed_provider_are_dropped(rig: Rig) -> None:
-    await rig.approvals.grant(100, "dice.roll", "alpha")
-    await rig.approvals.grant(200, "dice.roll", "alpha")
-    await rig.approvals.grant(300, "dice.roll", "beta")
-    await rig.approvals.grant(100, "add_note")
+    await rig.approvals.grant(100, "dice.roll", "alpha", guild_id=GUILD)
+    await rig.approvals.grant(200, "dice.roll", "alpha", guild_id=GUILD)
+    await rig.approvals.grant(300, "dice.roll", "beta", guild_id=GUILD)
+    await rig.approvals.grant(100, "add_note", guild_id=GUILD)
 
     dropped = await rig.approvals.keep_grants_for("dice.roll", "beta")
 
     assert dropped == 2
-    assert await rig.approvals.needs_asking(300, "dice.roll", "beta") == (False, "grant")
-    assert await rig.approvals.needs_asking(100, "add_note") == (False, "grant")
+    assert await rig.approvals.needs_asking(300, "dice.roll", "beta", guild_id=GUILD) == (
+        False,
+        "grant",
+    )
+    assert await rig.approvals.needs_asking(100, "add_note", guild_id=GUILD) == (False, "grant")
     assert await rig.approvals.keep_grants_for("dice.roll", "beta") == 0
 
 
@@ -320,7 +359,7 @@ async def test_always_allow_on_a_card_grants_the_provider_the_card_showed(rig: R
 
     await _decide_and_resume(rig, approval_id, 100, Decision.ALWAYS)
 
-    (grant,) = await rig.approvals.grants(100)
+    (grant,) = await rig.approvals.grants(100, guild_id=GUILD)
     assert (grant.tool_name, grant.provider) == ("add_note", None)  # a built-in: no provider
 
 

@@ -21,6 +21,9 @@ from tests.fakes.llm_server import (
     tool_calls,
 )
 
+# The server of rig.request().
+GUILD = 1
+
 
 def of_type(events: list[ev.AgentEvent], kind: type) -> list:
     return [e for e in events if isinstance(e, kind)]
@@ -141,7 +144,7 @@ async def test_always_allow_grant_skips_the_question_next_time(rig: Rig) -> None
     assert not of_type(events, ev.ApprovalRequired)
     assert of_type(events, ev.ToolExecuting)[0].approved_by == "grant"
     assert rig.book.notes == ["one", "two"]
-    assert [g.tool_name for g in await rig.approvals.grants(100)] == ["add_note"]
+    assert [g.tool_name for g in await rig.approvals.grants(100, guild_id=GUILD)] == ["add_note"]
 
 
 async def test_invalid_json_arguments_go_back_to_the_model_quoting_them(rig: Rig) -> None:

@@ -27,6 +27,9 @@ from bot.storage.engine import Database
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 
+# The server whose members talk in these tests.
+GUILD = 1
+
 
 class Model:
     """A scripted `complete(system, user)`: records prompts, answers or fails."""
@@ -99,7 +102,7 @@ async def test_nothing_is_written_or_posted_during_quiet_hours(
     model, channel = Model(), Channel()
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), model)
     assert tips.is_quiet()
-    assert await tips.post_scheduled_tip(channel.post) is None
+    assert await tips.post_scheduled_tip(channel.post, lambda: GUILD) is None
     assert model.prompts == [] and channel.posted == []
 
 
@@ -107,12 +110,14 @@ async def test_a_tip_is_written_on_a_pool_topic_posted_and_remembered(
     db: Database, clock: ManualClock, settings: Settings
 ) -> None:
     pool = WordPool(db.sessions, clock, settings)
-    pool.observe("カレーが食べたい", 1)
+    pool.observe("カレーが食べたい", 1, GUILD)
     model, channel = (
         Model("「どうでもいいTips: カレーは翌日のほうがおいしいと言われます。」"),
         Channel(),
     )
-    tip = await make_tips(db, clock, settings, pool, model).post_scheduled_tip(channel.post)
+    tip = await make_tips(db, clock, settings, pool, model).post_scheduled_tip(
+        channel.post, lambda: GUILD
+    )
     assert tip == Tip("カレー", "カレーは翌日のほうがおいしいと言われます。")
     assert channel.posted == [tip]
     system, user = model.prompts[0]
@@ -131,12 +136,12 @@ async def test_the_same_topic_is_never_picked_twice_in_a_row(
 ) -> None:
     pool = WordPool(db.sessions, clock, settings)
     for _ in range(50):
-        pool.observe("ラーメン", 1)
-    pool.observe("餃子とチャーハン", 1)
+        pool.observe("ラーメン", 1, GUILD)
+    pool.observe("餃子とチャーハン", 1, GUILD)
     tips = make_tips(db, clock, settings, pool, Model())
     channel = Channel()
     for _ in range(4):
-        await tips.post_scheduled_tip(channel.post)
+        await tips.post_scheduled_tip(channel.post, lambda: GUILD)
         clock.advance(timedelta(hours=1))
     topics = [t.topic for t in channel.posted]
     assert len(topics) == 4
@@ -150,15 +155,19 @@ async def test_a_restart_does_not_repeat_the_last_topic(
 ) -> None:
     pool = WordPool(db.sessions, clock, settings)
     for _ in range(50):
-        pool.observe("ラーメン", 1)
-    pool.observe("うどん", 1)
+        pool.observe("ラーメン", 1, GUILD)
+    pool.observe("うどん", 1, GUILD)
     await pool.flush()
-    before = await make_tips(db, clock, settings, pool, Model()).post_scheduled_tip(Channel().post)
+    before = await make_tips(db, clock, settings, pool, Model()).post_scheduled_tip(
+        Channel().post, lambda: GUILD
+    )
     assert before is not None and before.topic == "ラーメン"
 
     # A new process: new pool and Tips objects on the same database.
     restarted_pool = WordPool(db.sessions, clock, settings)
-    after = await make_tips(db, clock, settings, restarted_pool, Model(), seed=2).pick_tip_topic()
+    after = await make_tips(db, clock, settings, restarted_pool, Model(), seed=2).pick_tip_topic(
+        guild_id=GUILD
+    )
     assert after == "うどん"
 
 
@@ -168,7 +177,7 @@ async def test_an_empty_pool_falls_back_to_built_in_topics(
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
     channel = Channel()
     for _ in range(3):
-        await tips.post_scheduled_tip(channel.post)
+        await tips.post_scheduled_tip(channel.post, lambda: GUILD)
     topics = [t.topic for t in channel.posted]
     assert all(t in FALLBACK_TOPICS for t in topics)
     assert len(set(topics)) == 3
@@ -180,7 +189,7 @@ async def test_a_model_failure_posts_and_remembers_nothing(
     model, channel = Model(), Channel()
     model.error = TimeoutError("model timed out")
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), model)
-    assert await tips.post_scheduled_tip(channel.post) is None
+    assert await tips.post_scheduled_tip(channel.post, lambda: GUILD) is None
     assert channel.posted == [] and await history(db) == []
     assert "no tip written" in caplog.text
 
@@ -203,7 +212,7 @@ async def test_a_failed_post_is_logged_and_not_remembered(
     channel = Channel()
     channel.error = error
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
-    assert await tips.post_scheduled_tip(channel.post) is None
+    assert await tips.post_scheduled_tip(channel.post, lambda: GUILD) is None
     assert await history(db) == []
     record = next(r for r in caplog.records if "tips: not posted" in r.getMessage())
     assert record.levelname == level
@@ -214,7 +223,7 @@ async def test_an_on_demand_tip_uses_the_given_topic(
 ) -> None:
     model = Model("ペンギンの膝は羽毛の中に隠れています。")
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), model)
-    tip = await tips.write_tip("ペンギン")
+    tip = await tips.write_tip("ペンギン", guild_id=GUILD)
     assert tip == Tip("ペンギン", "ペンギンの膝は羽毛の中に隠れています。")
     assert model.prompts[0][1] == "話題: ペンギン"
 
@@ -224,10 +233,13 @@ async def test_the_history_is_kept_short(
 ) -> None:
     tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
     for n in range(HISTORY_KEPT + 5):
-        await tips.remember(Tip(f"話題{n}", "本文"), 555)
+        await tips.remember(Tip(f"話題{n}", "本文"), 555, guild_id=GUILD)
     async with db.sessions() as session:
         assert await session.scalar(select(func.count()).select_from(TipRecord)) == HISTORY_KEPT
-    assert await tips.last_topics(2) == [f"話題{HISTORY_KEPT + 4}", f"話題{HISTORY_KEPT + 3}"]
+    assert await tips.last_topics(2, guild_id=GUILD) == [
+        f"話題{HISTORY_KEPT + 4}",
+        f"話題{HISTORY_KEPT + 3}",
+    ]
 
 
 def test_tip_text_is_cleaned_and_bounded() -> None:

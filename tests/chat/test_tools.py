@@ -15,6 +15,9 @@ from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
 
+# The server whose members talk in these tests (the context's).
+GUILD = 20
+
 
 @dataclass(frozen=True)
 class PoolOnly:
@@ -35,7 +38,7 @@ async def ctx(
     yield ToolContext(
         user_id=10,
         user_name="hanako",
-        guild_id=20,
+        guild_id=GUILD,
         channel_id=30,
         clock=clock,
         sessions=db.sessions,
@@ -54,8 +57,8 @@ def test_recent_topics_is_read_only() -> None:
 async def test_the_tool_sees_words_of_the_live_pool_not_yet_saved(
     pool: WordPool, ctx: ToolContext[PoolOnly]
 ) -> None:
-    pool.observe("サウナとサウナ飯", 1)
-    pool.observe("サウナ", 1)
+    pool.observe("サウナとサウナ飯", 1, GUILD)
+    pool.observe("サウナ", 1, GUILD)
     (tool,) = CHAT_TOOLS
     outcome = await execute(tool, ctx, {"limit": 2})
     assert outcome.is_error is False
@@ -68,10 +71,20 @@ async def test_the_tool_sees_words_of_the_live_pool_not_yet_saved(
 async def test_the_tool_reads_words_already_saved(
     pool: WordPool, ctx: ToolContext[PoolOnly]
 ) -> None:
-    pool.observe("キャンプ", 1)
+    pool.observe("キャンプ", 1, GUILD)
     await pool.flush()
     outcome = await execute(CHAT_TOOLS[0], ctx, {})
     assert [t["word"] for t in outcome.output["topics"]] == ["キャンプ"]
+
+
+async def test_the_tool_never_sees_another_servers_words(
+    pool: WordPool, ctx: ToolContext[PoolOnly]
+) -> None:
+    pool.observe("競馬", 1, GUILD + 1)
+    await pool.flush()
+    pool.observe("競艇", 1, GUILD + 1)
+    outcome = await execute(CHAT_TOOLS[0], ctx, {})
+    assert outcome.output["topics"] == []
 
 
 def test_a_limit_out_of_range_is_refused_to_the_model() -> None:

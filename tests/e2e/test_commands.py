@@ -54,7 +54,7 @@ async def test_revoking_an_always_allow_grant_from_the_menu(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:
     async with running_bot(tmp_path, fake=fake, llm=llm, DEV_GUILD_ID=GUILD_ID) as otomo:
-        await otomo.app.core.approvals.grant(HANA_ID, "create_reminder")
+        await otomo.app.core.approvals.grant(HANA_ID, "create_reminder", guild_id=GUILD_ID)
         listed = await fake.invoke_slash("tools allowed", user_id=HANA_ID)
         answer = await listed.wait_response()
         menu = answer["data"]["components"][0]["components"][0]
@@ -65,4 +65,4 @@ async def test_revoking_an_always_allow_grant_from_the_menu(
         )
         await chosen.wait_response()
 
-        assert await otomo.app.core.approvals.grants(HANA_ID) == []
+        assert await otomo.app.core.approvals.grants(HANA_ID, guild_id=GUILD_ID) == []

@@ -321,8 +321,11 @@ async def test_show_lists_new_and_delete_with_confirmation(
     assert "```md\n---\ntitle: サーバールール" in shown["content"]
     assert shown["allowed_mentions"]["parse"] == []  # the file's @everyone pings nobody
     assert template == "# boost\n\n"
-    assert created["content"].startswith("🆕 `knowledge_base/guides/boost.md` を作りました")
-    assert "`knowledge_base/guides/boost.md`" in listing["content"]
+    # A new file is this server's own (its folder under the shared base).
+    own = f"knowledge_base/servers/{GUILD_ID}/guides/boost.md"
+    assert created["content"].startswith(f"🆕 `{own}` を作りました")
+    assert (root / "servers" / str(GUILD_ID) / "guides" / "boost.md").exists()
+    assert f"`{own}`" in listing["content"]
     assert "2 ファイル / files" in listing["content"]
     assert _is_ephemeral(question["data"]) and "削除しますか" in question["data"]["content"]
     assert done["content"].startswith("🗑️ `knowledge_base/rules.md` を削除しました")
@@ -402,7 +405,9 @@ async def test_an_approved_web_search_answers_and_is_found_in_the_knowledge_base
     result = json.loads(searched.messages_with_role("tool")[-1]["content"])
     assert result["output"]["results"][0]["url"] == "https://support.example.com/boosting"
     saved_to = result["output"]["saved_to"]
-    assert saved_to.startswith("knowledge_base/web_search/") and saved_to.endswith(".md")
+    # Archived in this server's own folder.
+    assert saved_to.startswith(f"knowledge_base/servers/{GUILD_ID}/web_search/")
+    assert saved_to.endswith(".md")
     saved = tmp_path / saved_to
     assert "https://blog.example.jp/boost" in saved.read_text("utf-8")
     later = llm.requests[2]

@@ -18,6 +18,7 @@ from bot.servers.posts import POSTS_JOB_ID, run_quietly
 from tests.e2e.harness import RunningBot, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
+    GUILD_ID,
     HANA_ID,
     RANDOM_CHANNEL_ID,
     TARO_ID,
@@ -87,7 +88,8 @@ async def wait_for_topics(otomo: RunningBot, *words: str, timeout: float = 5.0) 
     pool = otomo.app.core.deps.word_pool
     async with asyncio.timeout(timeout):
         # The pool has no "word added" event to wait on; polling it is cheap.
-        while not set(words) <= {t.word for t in await pool.recent_topics(50)}:  # noqa: ASYNC110
+        topics = pool.recent_topics
+        while not set(words) <= {t.word for t in await topics(50, guild_id=GUILD_ID)}:  # noqa: ASYNC110
             await asyncio.sleep(0.02)
 
 

@@ -16,7 +16,8 @@ from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 
-ADMIN = Editor(user_id=42, user_name="kanrisha")
+# Without a server (the DM scope) the editor edits the shared base: the bot's owners' files.
+ADMIN = Editor(user_id=42, user_name="kanrisha", bot_owner=True)
 
 
 def _hidden_files(folder: Path) -> list[str]:
@@ -162,7 +163,7 @@ async def test_delete_removes_the_file_and_its_sections(
 async def test_history_lists_who_changed_what_newest_first(
     editor: KnowledgeEditor, clock: ManualClock
 ) -> None:
-    someone = Editor(user_id=7, user_name="moderator")
+    someone = Editor(user_id=7, user_name="moderator", bot_owner=True)
     await editor.create("new.md", "# 新規\n\n本文\n", ADMIN)
     clock.advance(timedelta(minutes=5))
     await editor.replace("new.md", "# 新規\n\n長くなった本文です\n", someone)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.web_archive import archive_path, slugify
 from bot.knowledge.web_search import web_search
 from bot.runtime.clock import ManualClock
+from bot.servers import ServerScope
 from bot.settings import Settings
 from tests.fakes.tavily import API_KEY, FakeResult, FakeTavily
 from tests.knowledge.conftest import NOW, KnowledgeOnly, make_context
@@ -97,8 +99,9 @@ async def test_each_search_is_saved_as_markdown_with_its_sources(
 
     relative = archive_path(QUERY, NOW.date())  # 09:00 in Tokyo: the same day
     assert relative == "web_search/2025-11-30-discord-サーバーブースト-特典.md"
-    assert outcome.output["saved_to"] == f"knowledge_base/{relative}"
-    text = (kb_dir / relative).read_text("utf-8")
+    # Archived in the asking server's own folder (the context's server is 1).
+    assert outcome.output["saved_to"] == f"knowledge_base/servers/1/{relative}"
+    text = (kb_dir / "servers" / "1" / relative).read_text("utf-8")
     front, body, _ = parse_front_matter(text)
     assert front == {
         "title": f"Web検索: {QUERY}",
@@ -109,8 +112,11 @@ async def test_each_search_is_saved_as_markdown_with_its_sources(
     assert "1. [Server Boosting FAQ](https://support.example.com/boosting)" in body
     assert "2. [サーバーブーストの特典まとめ](https://blog.example.jp/boost)" in body
     assert "ブーストで絵文字枠と音質が上がります。" in body
-    changes = await list_changes(sessions, relative)
-    assert [(c.action, c.user_id) for c in changes] == [(ChangeAction.WEB_SEARCH, 111)]
+    changes = await list_changes(sessions, ServerScope.of(1), relative)
+    assert [(c.action, c.user_id, c.guild_id) for c in changes] == [
+        (ChangeAction.WEB_SEARCH, 111, 1)
+    ]
+    assert await list_changes(sessions, ServerScope.of(2), relative) == []
 
 
 async def test_a_later_question_finds_the_saved_search_in_the_knowledge_base(
@@ -121,8 +127,30 @@ async def test_a_later_question_finds_the_saved_search_in_the_knowledge_base(
     outcome = await execute(search_knowledge, ctx, {"query": "ブーストすると絵文字は増える？"})
 
     first = outcome.output["results"][0]
-    assert first["source"].startswith("knowledge_base/web_search/2025-11-30-")
+    assert first["source"].startswith("knowledge_base/servers/1/web_search/2025-11-30-")
     assert first["saved_web_search"] is True
+
+
+async def test_another_server_and_a_dm_never_find_a_servers_saved_search(
+    ctx: ToolContext[KnowledgeOnly], kb_dir: Path
+) -> None:
+    await execute(web_search, ctx, {"query": QUERY})
+    question = {"query": "ブーストすると絵文字は増える？"}
+
+    elsewhere = await execute(search_knowledge, replace(ctx, guild_id=2), question)
+    in_dm = await execute(search_knowledge, replace(ctx, guild_id=None), question)
+
+    found = [r["source"] for r in [*elsewhere.output["results"], *in_dm.output["results"]]]
+    assert found and not [source for source in found if "/servers/" in source]
+
+
+async def test_a_search_in_a_dm_is_answered_but_not_saved(
+    ctx: ToolContext[KnowledgeOnly], kb_dir: Path
+) -> None:
+    outcome = await execute(web_search, replace(ctx, guild_id=None), {"query": QUERY})
+
+    assert outcome.output["results"] and "saved_to" not in outcome.output
+    assert not (kb_dir / "servers").exists() and not (kb_dir / "web_search").exists()
 
 
 @pytest.mark.parametrize(
@@ -144,7 +172,7 @@ async def test_tavily_errors_become_sentences_for_the_model(
 
     assert outcome.is_error
     assert sentence in outcome.output
-    assert not (kb_dir / "web_search").exists()
+    assert not (kb_dir / "servers").exists()
 
 
 async def test_a_wrong_key_is_reported_as_misconfiguration(
@@ -200,7 +228,7 @@ async def test_an_empty_result_is_not_saved(
     outcome = await execute(web_search, ctx, {"query": "xyzzy"})
 
     assert outcome.output["results"] == [] and "found nothing" in outcome.output["note"]
-    assert not (kb_dir / "web_search").exists()
+    assert not (kb_dir / "servers").exists()
 
 
 def test_slugs_keep_japanese_and_drop_punctuation() -> None:

@@ -21,6 +21,9 @@ from bot.settings import Settings
 from bot.storage.engine import Database, create_database
 from tests.conftest import START
 
+# The server whose members talk in these tests.
+GUILD = 1
+
 
 @pytest.fixture
 async def sqlite_file(sqlite_template: Path, tmp_path: Path) -> AsyncIterator[Database]:
@@ -78,7 +81,7 @@ async def test_flushing_the_word_pool_holds_the_write_lock_from_its_read(
 ) -> None:
     other = commit_from_elsewhere_after_reading(sqlite_file, "word_pool")
     pool = WordPool(sqlite_file.sessions, ManualClock(START), Settings())
-    pool.observe("ラーメンと餃子を食べた", channel_id=1)
+    pool.observe("ラーメンと餃子を食べた", channel_id=1, guild_id=GUILD)
 
     with caplog.at_level(logging.WARNING):
         assert await pool.flush() == 2

@@ -27,7 +27,7 @@ from bot.agent.approvals.types import (
 from bot.members.permissions import may_decide
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import Metrics
-from bot.storage.agent import ApprovalRequest, ToolGrant
+from bot.storage.agent import DM_GRANTS, ApprovalRequest, ToolGrant
 
 __all__ = [
     "ApprovalService",
@@ -60,6 +60,17 @@ def _other_provider(provider: str | None) -> ColumnElement[bool]:
 
 # The tools a server runs without asking (its admins' list, else AUTO_APPROVE_TOOLS).
 AutoApproved = Callable[[int | None], frozenset[str]]
+
+
+def grant_place(guild_id: int | None) -> int:
+    """tool_grants.guild_id of a grant made in guild_id (a DM is its own place)."""
+    return DM_GRANTS if guild_id is None else guild_id
+
+
+def _granted_here(guild_id: int | None) -> ColumnElement[bool]:
+    """Grants that count in guild_id (a DM when None): its own, and those from before servers
+    had their own (NULL), which count everywhere as they did."""
+    return or_(ToolGrant.guild_id.is_(None), ToolGrant.guild_id == grant_place(guild_id))
 
 
 class ApprovalService:
@@ -190,7 +201,12 @@ class ApprovalService:
         _decided(request, status, why, user_id, now)
         if decision == Decision.ALWAYS:
             # For the provider the card showed, whoever provides the name by now.
-            await self.grant(request.requester_id, request.tool_name, request.provider)
+            await self.grant(
+                request.requester_id,
+                request.tool_name,
+                request.provider,
+                guild_id=request.guild_id,
+            )
         text = {
             Decision.APPROVE: "Approved.",
             Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
@@ -319,31 +335,46 @@ class ApprovalService:
         tool_name: str,
         provider: str | None = None,
         *,
-        guild_id: int | None = None,
+        guild_id: int | None,
     ) -> tuple[bool, str]:
         """Whether to ask a person; the second item says why not ("policy" or "grant"). A
-        grant counts only for the provider it was made for; AUTO_APPROVE_TOOLS names the bot's
-        own tools only (a tool from outside is trusted through its source's own token)."""
+        grant counts only for the provider it was made for and in the server (or DMs) where
+        it was made; the auto-approved tools (the server's list, else AUTO_APPROVE_TOOLS) are
+        the bot's own tools only (a tool from outside is trusted through its source's own
+        token)."""
         if tool_name in self._auto_approve(guild_id) and provider is None:
             return False, "policy"
         async with self._sessions() as session:
             grant = await session.scalar(
-                select(ToolGrant.id).where(
+                select(ToolGrant.id)
+                .where(
                     ToolGrant.user_id == user_id,
                     ToolGrant.tool_name == tool_name,
                     _same_provider(provider),
+                    _granted_here(guild_id),
                 )
+                .limit(1)
             )
         return (False, "grant") if grant is not None else (True, "")
 
-    async def grant(self, user_id: int, tool_name: str, provider: str | None = None) -> None:
-        """Always allow tool_name from provider for user_id (idempotent; a grant of the name
-        for another provider is replaced)."""
+    async def grant(
+        self,
+        user_id: int,
+        tool_name: str,
+        provider: str | None = None,
+        *,
+        guild_id: int | None,
+    ) -> None:
+        """Always allow tool_name from provider for user_id in this server (or in DMs when
+        guild_id is None); idempotent, a grant of the name for another provider is replaced."""
         now = self._clock.now()
+        place = grant_place(guild_id)
         async with self._sessions() as session, session.begin():
             existing = await session.scalar(
                 select(ToolGrant).where(
-                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                    ToolGrant.user_id == user_id,
+                    ToolGrant.tool_name == tool_name,
+                    ToolGrant.guild_id == place,
                 )
             )
             if existing is not None:
@@ -354,7 +385,11 @@ class ApprovalService:
             async with self._sessions() as session, session.begin():
                 session.add(
                     ToolGrant(
-                        user_id=user_id, tool_name=tool_name, provider=provider, created_at=now
+                        user_id=user_id,
+                        guild_id=place,
+                        tool_name=tool_name,
+                        provider=provider,
+                        created_at=now,
                     )
                 )
         except IntegrityError:
@@ -369,20 +404,25 @@ class ApprovalService:
             )
         return int(getattr(result, "rowcount", 0) or 0)
 
-    async def grants(self, user_id: int) -> list[ToolGrant]:
-        """The user's always-allow grants, by tool name."""
+    async def grants(self, user_id: int, *, guild_id: int | None) -> list[ToolGrant]:
+        """The user's always-allow grants that count in this server (or DMs), by tool name."""
         async with self._sessions() as session:
             rows = await session.scalars(
-                select(ToolGrant).where(ToolGrant.user_id == user_id).order_by(ToolGrant.tool_name)
+                select(ToolGrant)
+                .where(ToolGrant.user_id == user_id, _granted_here(guild_id))
+                .order_by(ToolGrant.tool_name, ToolGrant.id)
             )
             return list(rows.all())
 
-    async def revoke(self, user_id: int, tool_name: str) -> bool:
-        """Withdraw a grant; True when one existed."""
+    async def revoke(self, user_id: int, tool_name: str, *, guild_id: int | None) -> bool:
+        """Withdraw a grant that counts here (this server's, or one from before servers had
+        their own); True when one existed."""
         async with self._sessions() as session, session.begin():
             result = await session.execute(
                 delete(ToolGrant).where(
-                    ToolGrant.user_id == user_id, ToolGrant.tool_name == tool_name
+                    ToolGrant.user_id == user_id,
+                    ToolGrant.tool_name == tool_name,
+                    _granted_here(guild_id),
                 )
             )
         return bool(getattr(result, "rowcount", 0))

@@ -84,7 +84,9 @@ def help_text(japanese: bool, web_search: bool, model: str = "", sees_images: bo
 class RevokeSelect(discord.ui.Select["GrantsView"]):
     """Pick always-allow grants to withdraw."""
 
-    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+    def __init__(
+        self, approvals: ApprovalService, user_id: int, guild_id: int | None, names: list[str]
+    ) -> None:
         super().__init__(
             placeholder="取り消す操作を選ぶ / Choose grants to revoke",
             min_values=1,
@@ -93,11 +95,12 @@ class RevokeSelect(discord.ui.Select["GrantsView"]):
         )
         self.approvals = approvals
         self.user_id = user_id
+        self.guild_id = guild_id
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Revoke what was chosen and say so."""
         for name in self.values:
-            await self.approvals.revoke(self.user_id, name)
+            await self.approvals.revoke(self.user_id, name, guild_id=self.guild_id)
         await interaction.response.edit_message(
             content="取り消しました / Revoked: " + ", ".join(f"`{n}`" for n in self.values),
             view=None,
@@ -107,10 +110,12 @@ class RevokeSelect(discord.ui.Select["GrantsView"]):
 class GrantsView(discord.ui.View):
     """An ephemeral view listing the caller's grants; only they can use it."""
 
-    def __init__(self, approvals: ApprovalService, user_id: int, names: list[str]) -> None:
+    def __init__(
+        self, approvals: ApprovalService, user_id: int, guild_id: int | None, names: list[str]
+    ) -> None:
         super().__init__(timeout=300)
         self.user_id = user_id
-        self.add_item(RevokeSelect(approvals, user_id, names))
+        self.add_item(RevokeSelect(approvals, user_id, guild_id, names))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Only the person who ran the command may revoke."""
@@ -155,8 +160,8 @@ class CoreCommands(commands.Cog):
 
     @tools.command(name="allowed", description="常に許可した操作 / Your always-allow grants")
     async def allowed(self, interaction: discord.Interaction[Any]) -> None:
-        """List my always-allow grants, with a menu to revoke them."""
-        grants = await self.approvals.grants(interaction.user.id)
+        """List my always-allow grants in this server (or DMs), with a menu to revoke them."""
+        grants = await self.approvals.grants(interaction.user.id, guild_id=interaction.guild_id)
         japanese = is_japanese(interaction.locale)
         if not grants:
             await interaction.response.send_message(
@@ -166,12 +171,12 @@ class CoreCommands(commands.Cog):
                 ephemeral=True,
             )
             return
-        names = [g.tool_name for g in grants]
+        names = list(dict.fromkeys(g.tool_name for g in grants))
         lines = "\n".join(f"• `{name}`" for name in names)
         header = "常に許可している操作:" if japanese else "Tools you always allow:"
         await interaction.response.send_message(
             f"{header}\n{lines}",
-            view=GrantsView(self.approvals, interaction.user.id, names),
+            view=GrantsView(self.approvals, interaction.user.id, interaction.guild_id, names),
             ephemeral=True,
         )
 

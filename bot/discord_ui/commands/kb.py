@@ -42,8 +42,10 @@ from bot.knowledge.display import (
     describe_refresh,
     format_size,
 )
+from bot.knowledge.edit_terms import owners_only_text, shared_file_text
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.servers import ServerScope
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,11 @@ log = logging.getLogger(__name__)
 LIST_PAGE_SIZE = 20
 HISTORY_DEFAULT = 10
 HISTORY_MAX = 25
+
+
+def scope_of(interaction: discord.Interaction[Any]) -> ServerScope:
+    """The server the command runs in: its own files over the shared base."""
+    return ServerScope.of(interaction.guild_id)
 
 
 class KnowledgeCommands(commands.Cog):
@@ -70,13 +77,16 @@ class KnowledgeCommands(commands.Cog):
     # -- who may ------------------------------------------------------------------------
 
     def editor_of(self, interaction: discord.Interaction[Any]) -> Editor | None:
-        """The member as an Editor if they may edit the knowledge base, else None."""
+        """The member as an Editor if they may edit this server's knowledge (its admins and
+        knowledge editors, and the bot's owners, who alone change the shared files), else None."""
         member = interaction.user
         if not isinstance(member, discord.Member):
             return None
-        if not self.permissions.is_knowledge_editor(actor_of_interaction(interaction)):
+        actor = actor_of_interaction(interaction)
+        owner = self.permissions.is_bot_owner(actor)
+        if not owner and not self.permissions.is_knowledge_editor(actor):
             return None
-        return Editor(member.id, member.display_name)
+        return Editor(member.id, member.display_name, bot_owner=owner)
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Every /kb command: admins only; others get an ephemeral refusal."""
@@ -117,7 +127,7 @@ class KnowledgeCommands(commands.Cog):
         page: app_commands.Range[int, 1, 1000] = 1,
     ) -> None:
         """List the knowledge-base files with their sizes, a page at a time."""
-        files = await self.editor.list_files(folder or "")
+        files = await self.editor.list_files(folder or "", scope=scope_of(interaction))
         where = f" `{clip(folder, 100)}`" if folder else ""
         if not files:
             await say(
@@ -144,7 +154,7 @@ class KnowledgeCommands(commands.Cog):
     @app_commands.describe(path="例: faq.md, guides/rules.md")
     async def show(self, interaction: discord.Interaction[Any], path: str) -> None:
         """Show a file's text; long files (or ones with code fences) come as an attachment."""
-        content = await self.editor.read(path)
+        content = await self.editor.read(path, scope=scope_of(interaction))
         header = f"📄 `{content.source}` ({format_size(content.size)})"
         block = f"{header}\n```md\n{content.text.rstrip()}\n```"
         if "```" not in content.text and len(block) <= MESSAGE_CHARS:
@@ -167,12 +177,12 @@ class KnowledgeCommands(commands.Cog):
         count: app_commands.Range[int, 1, HISTORY_MAX] = HISTORY_DEFAULT,
     ) -> None:
         """Who changed which file when (in my time zone), and how the size changed."""
-        entries = await self.editor.history(path or None, count)
+        entries = await self.editor.history(path or None, count, scope=scope_of(interaction))
         if not entries:
             await say(interaction, "まだ変更の記録はありません。/ No changes recorded yet.")
             return
         tz = await self.preferences.timezone(interaction.user.id)
-        lines = [describe_change(e, self.editor.source_of(e.path), tz) for e in entries]
+        lines = [describe_change(e, self.editor.change_source(e), tz) for e in entries]
         await say(interaction, fit(lines, f"🕘 **変更履歴 / Changes** ({tz.key})"))
 
     # -- writing ------------------------------------------------------------------------
@@ -190,10 +200,17 @@ class KnowledgeCommands(commands.Cog):
     ) -> None:
         """Edit a file in a form, or replace it with an uploaded file."""
         editor = self._editor(interaction)
+        scope = scope_of(interaction)
         if file is not None:
-            await write_uploaded(interaction, self.editor, file, editor, self.editor.replace, path)
+
+            async def upload(path: str, text: str, who: Editor) -> ChangeEntry:
+                return await self.editor.replace(path, text, who, scope=scope)
+
+            await write_uploaded(interaction, self.editor, file, editor, upload, path)
             return
-        content = await self.editor.read(path)
+        content = await self.editor.read(path, scope=scope)
+        if content.shared and not editor.bot_owner:
+            raise KnowledgeEditError(shared_file_text(content.path))
         length = discord_length(content.text)
         if length > MODAL_TEXT_CHARS:
             await say(
@@ -211,7 +228,7 @@ class KnowledgeCommands(commands.Cog):
         async def write(text: str, who: Editor) -> ChangeEntry:
             # The hash of what the form showed: an edit saved meanwhile is not overwritten.
             return await self.editor.replace(
-                content.path, text, who, expected_hash=content.content_hash
+                content.path, text, who, scope=scope, expected_hash=content.content_hash
             )
 
         await interaction.response.send_modal(
@@ -224,28 +241,46 @@ class KnowledgeCommands(commands.Cog):
         )
 
     @kb.command(name="new", description="ファイルを作る / Create a file")
-    @app_commands.describe(path="例: guides/boost.md", file="本文の .md ファイル / The .md file")
+    @app_commands.describe(
+        path="例: guides/boost.md",
+        file="本文の .md ファイル / The .md file",
+        shared="全サーバー共通のファイルにする（ボットの管理者のみ）/ A shared file of every "
+        "server (the bot's owners only)",
+    )
     async def new(
         self,
         interaction: discord.Interaction[Any],
         path: str,
         file: discord.Attachment | None = None,
+        shared: bool = False,
     ) -> None:
-        """Create a file from a form, or from an uploaded file."""
+        """Create a file in this server's own folder (or, for the bot's owners, a shared one)
+        from a form, or from an uploaded file."""
         editor = self._editor(interaction)
+        scope = scope_of(interaction)
+        if shared and not editor.bot_owner:
+            raise KnowledgeEditError(owners_only_text())
         if file is not None:
-            await write_uploaded(interaction, self.editor, file, editor, self.editor.create, path)
+
+            async def upload(path: str, text: str, who: Editor) -> ChangeEntry:
+                return await self.editor.create(path, text, who, scope=scope, shared=shared)
+
+            await write_uploaded(interaction, self.editor, file, editor, upload, path)
             return
-        relative = await self.editor.check_new(path)
+        relative = await self.editor.check_new(path, scope=scope, shared=shared)
 
         async def write(text: str, who: Editor) -> ChangeEntry:
-            return await self.editor.create(relative, text, who)
+            return await self.editor.create(relative, text, who, scope=scope, shared=shared)
 
         title = PurePosixPath(relative).stem.replace("-", " ").replace("_", " ")
         await interaction.response.send_modal(
             TextModal(
                 title=f"新規 / New: {relative}",
-                source=self.editor.source_of(relative),
+                source=self.editor.source_of(
+                    relative
+                    if shared or scope.knowledge_folder is None
+                    else f"{scope.knowledge_folder}/{relative}"
+                ),
                 default=f"# {title}\n\n",
                 submit=lambda submitted, text: self._write(submitted, text, write, relative),
             )
@@ -254,12 +289,16 @@ class KnowledgeCommands(commands.Cog):
     @kb.command(name="delete", description="ファイルを削除 / Delete a file")
     @app_commands.describe(path="例: faq.md")
     async def delete(self, interaction: discord.Interaction[Any], path: str) -> None:
-        """Delete a file after a confirmation."""
-        content = await self.editor.read(path)
+        """Delete a file (this server's own; a shared one only by the bot's owners) after a
+        confirmation."""
+        scope = scope_of(interaction)
+        content = await self.editor.read(path, scope=scope)
+        if content.shared and not self._editor(interaction).bot_owner:
+            raise KnowledgeEditError(shared_file_text(content.path))
         confirmation = DeleteConfirmation(
             kind="kbdel",
             user_id=interaction.user.id,
-            delete=file_deletion(self.editor, content, self.editor_of),
+            delete=file_deletion(self.editor, content, self.editor_of, scope),
             kept=f"削除をやめました。/ Cancelled: `{content.source}` was kept.",
             slow=True,
         )
@@ -296,5 +335,5 @@ class KnowledgeCommands(commands.Cog):
         if self.editor_of(interaction) is None:
             return []
         needle = current.strip().lower()
-        files = await self.editor.list_files()
+        files = await self.editor.list_files(scope=scope_of(interaction))
         return suggestions((f.path, f.path) for f in files if needle in f.path.lower())

@@ -18,6 +18,7 @@ from bot.discord_ui.commands.confirmation import Delete
 from bot.discord_ui.commands.private_replies import say
 from bot.knowledge import Editor, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.editor import FileContent
+from bot.servers import ServerScope
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,7 @@ def file_deletion(
     editor: KnowledgeEditor,
     content: FileContent,
     editor_of: Callable[[discord.Interaction[Any]], Editor | None],
+    scope: ServerScope,
 ) -> Delete:
     """What Delete does under `/kb delete`: remove the file unless it changed since asked."""
 
@@ -96,7 +98,7 @@ def file_deletion(
             return REFUSAL
         source = content.source
         try:
-            await editor.delete(content.path, who, expected_hash=content.content_hash)
+            await editor.delete(content.path, who, scope=scope, expected_hash=content.content_hash)
         except KnowledgeEditError as exc:
             return f"⚠️ {exc}"
         except OSError as exc:

@@ -82,7 +82,7 @@ async def write_submitted(
             file=as_file(text, path),
         )
         return
-    await say(interaction, saved_message(entry, files.source_of(entry.path)))
+    await say(interaction, saved_message(entry, files.change_source(entry)))
 
 
 async def write_uploaded(
@@ -98,4 +98,4 @@ async def write_uploaded(
     await interaction.response.defer(ephemeral=True, thinking=True)
     text = files.text_of_upload(await file.read())
     entry = await write(path, text, editor)
-    await say(interaction, saved_message(entry, files.source_of(entry.path)))
+    await say(interaction, saved_message(entry, files.change_source(entry)))

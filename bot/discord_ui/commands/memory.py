@@ -19,7 +19,7 @@ from bot.agent.conversation.memory import ConversationMemory, MemoryReport
 from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
-from bot.discord_ui.members import owner_aware_actor
+from bot.discord_ui.members import actor_of_interaction
 from bot.members.preferences import UserPreferences
 from bot.servers.budgets import Budgets, BudgetUse
 from bot.text.clip import clip
@@ -228,7 +228,7 @@ class MemoryCommands(commands.Cog):
     ) -> None:
         """Model calls, tokens, errors and latency per day: this server's (admins), or the
         whole bot's (the bot's owners)."""
-        actor = await owner_aware_actor(self.bot, interaction)
+        actor = actor_of_interaction(interaction)
         whole_bot = scope == BOT_SCOPE or interaction.guild_id is None
         if whole_bot and not self.bot.permissions.is_bot_owner(actor):
             await say(interaction, OWNERS_ONLY)

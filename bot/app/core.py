@@ -160,7 +160,13 @@ async def build_core(
         # next start of the same process finds what its earlier life left open.
         executor=f"{identity or settings.shard_plan.identity()}/{uuid.uuid4().hex[:8]}",
     )
-    membership = Membership(database.sessions, clock, servers, settings.server_data_retention_days)
+    membership = Membership(
+        database.sessions,
+        clock,
+        servers,
+        settings.server_data_retention_days,
+        knowledge_dir=settings.knowledge_base_dir,
+    )
     retention = Retention.from_settings(database.sessions, clock, settings)
     retention.also(membership.forget_departed)
     scheduler = AsyncIOScheduler(timezone=settings.timezone)

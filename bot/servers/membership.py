@@ -7,17 +7,23 @@ everything as it was.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import shutil
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import timedelta
+from pathlib import Path
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
 from bot.servers.directory import ServerDirectory
-from bot.storage.agent import ApprovalRequest, LLMCall
+from bot.servers.scope import ServerScope
+from bot.storage.agent import ApprovalRequest, LLMCall, ToolGrant
+from bot.storage.chat import TipRecord, WordPoolEntry
 from bot.storage.engine import one_writer, write_sessions
+from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 from bot.storage.models_choice import GuildModel
 from bot.storage.notes import Note
 from bot.storage.reminders import Reminder
@@ -27,6 +33,11 @@ log = logging.getLogger(__name__)
 
 # Tables holding a server's rows by guild_id; features with rows elsewhere add a forgetter.
 _SERVER_TABLES = (
+    KnowledgeDocument,
+    KnowledgeChange,
+    WordPoolEntry,
+    TipRecord,
+    ToolGrant,
     Note,
     Reminder,
     ApprovalRequest,
@@ -50,6 +61,7 @@ class Membership:
         servers: ServerDirectory,
         retention_days: int,
         forgetters: Sequence[Forgetter] = (),
+        knowledge_dir: Path | None = None,
     ) -> None:
         self._sessions = sessions
         # Read-then-write transactions: on SQLite they take the write lock at BEGIN.
@@ -58,6 +70,8 @@ class Membership:
         self._servers = servers
         self.retention_days = retention_days
         self._forgetters = list(forgetters)
+        # The server's own knowledge files live under it (servers/<guild id>/).
+        self._knowledge_dir = knowledge_dir
 
     def also_forget(self, forgetter: Forgetter) -> None:
         """Add what a feature deletes when a server is forgotten."""
@@ -140,6 +154,12 @@ class Membership:
         deleted = 0
         for forgetter in self._forgetters:
             deleted += await forgetter(guild_id)
+        folder = ServerScope.of(guild_id).knowledge_folder
+        if self._knowledge_dir is not None and folder is not None:
+            path = self._knowledge_dir / folder
+            if path.is_dir():
+                deleted += sum(1 for p in path.rglob("*") if p.is_file())
+                await asyncio.to_thread(shutil.rmtree, path, True)
         async with one_writer(self._sessions), self._writes() as session, session.begin():
             for table in _SERVER_TABLES:
                 result = await session.execute(

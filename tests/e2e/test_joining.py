@@ -119,9 +119,13 @@ async def test_a_left_servers_data_is_kept_for_the_retention_then_deleted(
         core = otomo.app.core
         await invite(invited_later)
         await welcomed(otomo)
+        files = {}
         for guild in (GUILD_ID, SECOND_GUILD_ID):
             await core.servers.change(guild, {"language": "en"}, 1)
             await core.deps.notebook.write(guild, 1, NoteAuthor(1, "hana"), "覚えておくこと")
+            files[guild] = tmp_path / "knowledge_base" / "servers" / str(guild) / "faq.md"
+            files[guild].parent.mkdir(parents=True)
+            files[guild].write_text("# FAQ\n", encoding="utf-8")
         await remove(fake, otomo)
         await recorded(otomo, lambda row: row.left_at is not None)
 
@@ -129,6 +133,7 @@ async def test_a_left_servers_data_is_kept_for_the_retention_then_deleted(
         await core.retention.enforce()
         assert core.servers.config(SECOND_GUILD_ID).language == "en"
         assert await notes_of(otomo, SECOND_GUILD_ID) == 1
+        assert files[SECOND_GUILD_ID].exists()
 
         clock.advance(timedelta(days=2))
         await core.retention.enforce()
@@ -136,8 +141,10 @@ async def test_a_left_servers_data_is_kept_for_the_retention_then_deleted(
 
         assert core.servers.config(SECOND_GUILD_ID).overridden == frozenset()
         assert await notes_of(otomo, SECOND_GUILD_ID) == 0
+        assert not files[SECOND_GUILD_ID].parent.exists()
         assert core.servers.config(GUILD_ID).language == "en"
         assert await notes_of(otomo, GUILD_ID) == 1
+        assert files[GUILD_ID].exists()
 
 
 async def test_rejoining_before_the_retention_keeps_the_data(

@@ -40,6 +40,8 @@ class ServerDirectory:
         self.defaults = defaults
         self._configs: dict[int, ServerConfig] = {}
         self._versions: dict[int, int] = {}
+        # After the first load, a change read here was made through another process.
+        self._loaded = False
 
     def config(self, guild_id: int | None) -> ServerConfig:
         """The effective settings of a server (the defaults in DMs and for unset servers)."""
@@ -75,10 +77,13 @@ class ServerDirectory:
                 else []
             )
         for row in rows:
+            if self._loaded:
+                log.info("Settings of server %s changed; applied here", row.guild_id)
             self._remember(row.guild_id, row.version, _decode(row))
         for gone in set(self._versions) - set(versions):
             self._versions.pop(gone, None)
             self._configs.pop(gone, None)
+        self._loaded = True
         return len(rows)
 
     async def refresh_quietly(self) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.e2e.harness import running_bot
+from bot.runtime.clock import ManualClock
+from bot.servers.posts import POSTS_JOB_ID
+from tests.e2e.harness import RunningBot, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
     GUILD_ID,
@@ -20,9 +24,11 @@ from tests.fakes.discord_server import (
     Json,
 )
 from tests.fakes.llm_server import ScriptedLLM, text
+from tests.fakes.open_meteo import FakeOpenMeteo
 
 pytestmark = pytest.mark.e2e
 
+TOKYO = ZoneInfo("Asia/Tokyo")
 PIRATE = "海賊のように「〜だぜ」で話す"
 
 
@@ -208,3 +214,49 @@ async def test_a_channel_of_another_server_is_refused_and_nothing_changes(
 
         assert "not a channel of this server" in refusal["data"]["content"]
         assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()
+
+
+async def test_each_server_gets_its_daily_weather_in_its_own_channel_at_its_own_time(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    clock = ManualClock(datetime(2026, 11, 30, 6, 0, tzinfo=TOKYO))
+    async with (
+        FakeOpenMeteo(today=date(2026, 11, 30)) as weather,
+        running_bot(
+            tmp_path,
+            fake=two_servers,
+            llm=llm,
+            clock=clock,
+            WEATHER_API_BASE=weather.api_base,
+            GEOCODING_API_BASE=weather.api_base,
+        ) as otomo,
+    ):
+        servers = otomo.app.core.servers
+        seven = {"weather_enabled": True, "weather_time": time(7, 0)}
+        await servers.change(GUILD_ID, {**seven, "weather_channel": RANDOM_CHANNEL_ID}, 1)
+        await servers.change(
+            SECOND_GUILD_ID,
+            {**seven, "weather_channel": SECOND_GENERAL_CHANNEL_ID, "timezone": "Europe/London"},
+            1,
+        )
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB_ID)
+        assert job is not None
+
+        clock.set(datetime(2026, 11, 30, 7, 0, tzinfo=TOKYO))
+        await job.func(*job.args)
+        first = bot_posts(otomo, RANDOM_CHANNEL_ID)
+        second_early = bot_posts(otomo, SECOND_GENERAL_CHANNEL_ID)
+        clock.set(datetime(2026, 11, 30, 7, 0, tzinfo=ZoneInfo("Europe/London")))
+        await job.func(*job.args)
+        second = bot_posts(otomo, SECOND_GENERAL_CHANNEL_ID)
+
+    assert len(first) == 1 and "東京" in first[0]["embeds"][0]["title"]
+    assert second_early == []
+    assert len(second) == 1
+    assert len(bot_posts(otomo, RANDOM_CHANNEL_ID)) == 1
+
+
+def bot_posts(otomo: RunningBot, channel_id: int) -> list[Json]:
+    return [
+        m for m in otomo.fake.messages(channel_id) if m["author"]["id"] == str(otomo.fake_bot_id)
+    ]

@@ -260,3 +260,24 @@ def bot_posts(otomo: RunningBot, channel_id: int) -> list[Json]:
     return [
         m for m in otomo.fake.messages(channel_id) if m["author"]["id"] == str(otomo.fake_bot_id)
     ]
+
+
+async def test_reset_in_the_panel_returns_a_setting_to_the_bots_default(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fake = two_servers
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        servers = otomo.app.core.servers
+        await servers.change(SECOND_GUILD_ID, {"persona": PIRATE, "language": "en"}, 1)
+        answer, message_id = await open_panel(fake, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
+        reset = answer["data"]["components"][1]["components"][0]
+        assert {o["value"] for o in reset["options"]} == {"persona", "language"}
+
+        chosen = await fake.choose_select(
+            message_id, reset["custom_id"], ["persona"], SECOND_OWNER_ID
+        )
+        redrawn = await chosen.wait_response()
+
+        assert redrawn["type"] == 7
+        assert servers.config(SECOND_GUILD_ID).overridden == {"language"}
+        assert servers.config(SECOND_GUILD_ID).persona == servers.defaults.persona

@@ -158,7 +158,9 @@ class ChangeSelect(discord.ui.Select["SettingsPanel"]):
 class ResetSelect(discord.ui.Select["SettingsPanel"]):
     """Pick settings to return to the bot's defaults."""
 
-    def __init__(self, servers: ServerDirectory, guild_id: int, names: list[str]) -> None:
+    def __init__(
+        self, servers: ServerDirectory, guild_id: int, names: list[str], permissions: Permissions
+    ) -> None:
         super().__init__(
             placeholder="既定に戻す / Reset to the default",
             min_values=1,
@@ -172,6 +174,7 @@ class ResetSelect(discord.ui.Select["SettingsPanel"]):
         )
         self.servers = servers
         self.guild_id = guild_id
+        self.permissions = permissions
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Reset and redraw the panel."""
@@ -181,12 +184,6 @@ class ResetSelect(discord.ui.Select["SettingsPanel"]):
         await interaction.response.edit_message(
             embed=panel(config), view=SettingsPanel(self.servers, self.guild_id, self.permissions)
         )
-
-    @property
-    def permissions(self) -> Permissions:
-        """The panel's rules (a reset redraws the panel with them)."""
-        assert self.view is not None
-        return self.view.permissions
 
 
 class SettingsPanel(discord.ui.View):
@@ -198,7 +195,7 @@ class SettingsPanel(discord.ui.View):
         self.add_item(ChangeSelect(servers, guild_id))
         overridden = sorted(servers.config(guild_id).overridden)
         if overridden:
-            self.add_item(ResetSelect(servers, guild_id, overridden))
+            self.add_item(ResetSelect(servers, guild_id, overridden, permissions))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Still an admin of this server (rights may have changed since the panel opened)."""

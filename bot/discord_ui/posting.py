@@ -77,12 +77,6 @@ class ChannelPoster:
         embed.set_footer(text=clip(f"{report.place} · Open-Meteo", FOOTER_MAX))
         await self.send(channel_id, embed=embed)
 
-    def guild_of(self, channel_id: int) -> int | None:
-        """The server of a channel the bot can see, None if unknown (or a DM)."""
-        channel = self.client.get_channel(channel_id)
-        guild = getattr(channel, "guild", None)
-        return guild.id if guild is not None else None
-
     async def post_tip(self, channel_id: int, tip: Tip) -> None:
         """A tip as plain text."""
         await self.send(channel_id, content=clip(tip.as_text(), CONTENT_MAX))

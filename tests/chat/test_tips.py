@@ -248,3 +248,33 @@ def test_tip_text_is_cleaned_and_bounded() -> None:
     assert clean_tip_text(long) == "あ" * 200 + "。"
     assert clean_tip_text("う" * 500).endswith("…")
     assert len(clean_tip_text("う" * 500)) == 301
+
+
+async def test_each_server_keeps_its_own_tips_history_and_the_old_history_counts_everywhere(
+    db: Database, clock: ManualClock, settings: Settings
+) -> None:
+    tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
+    await tips.remember(Tip("昔の話題", "本文"), 555, guild_id=None)  # from before servers
+    await tips.remember(Tip("ラーメン", "本文"), 555, guild_id=GUILD)
+    for n in range(HISTORY_KEPT + 2):
+        await tips.remember(Tip(f"競馬{n}", "本文"), 777, guild_id=GUILD + 1)
+
+    here = await tips.last_topics(10, guild_id=GUILD)
+    there = await tips.last_topics(HISTORY_KEPT + 5, guild_id=GUILD + 1)
+
+    assert here == ["ラーメン", "昔の話題"]
+    assert "ラーメン" not in there and there[0] == f"競馬{HISTORY_KEPT + 1}"
+    assert await tips.last_topics(10, guild_id=None) == []
+    # Another server's busy history never pushes this server's out.
+    assert "ラーメン" in await history(db)
+
+
+async def test_a_tip_for_a_server_never_takes_another_servers_topic(
+    db: Database, clock: ManualClock, settings: Settings
+) -> None:
+    pool = WordPool(db.sessions, clock, settings)
+    pool.observe("競馬の話", 1, GUILD + 1)
+    pool.observe("ラーメンが食べたい", 1, GUILD)
+    tips = make_tips(db, clock, settings, pool, Model())
+
+    assert await tips.pick_tip_topic(guild_id=GUILD) == "ラーメン"

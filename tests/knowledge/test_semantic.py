@@ -17,6 +17,7 @@ from bot.knowledge import semantic
 from bot.knowledge.embeddings import LiteLLMEmbedder
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
+from bot.servers import ServerScope
 from bot.settings import Settings
 from bot.storage.knowledge import KnowledgeEmbedding
 from tests.fakes.embedding_server import ScriptedEmbeddings, keyword_vectors
@@ -223,3 +224,20 @@ def test_the_embedding_settings_name_the_model_endpoint_and_key(
         api_key="sk-shared",
         dimensions=256,
     )
+
+
+async def test_by_meaning_too_a_server_finds_its_own_files_and_never_another_servers(
+    make_index: Callable[[], KnowledgeIndex], kb: Path
+) -> None:
+    (kb / "servers" / "111").mkdir(parents=True)
+    (kb / "support.md").rename(kb / "servers" / "111" / "support.md")
+    index = make_index()
+    await index.load()
+    question = "Can I buy the owners a coffee?"
+
+    mine = await index.query(question, 3, scope=ServerScope.of(111))
+    theirs = await index.query(question, 3, scope=ServerScope.of(222))
+    in_dm = await index.query(question, 3)
+
+    assert _paths(mine) == ["servers/111/support.md"]
+    assert theirs == [] and in_dm == []

@@ -10,7 +10,7 @@ import pytest
 
 from bot.runtime.clock import ManualClock
 from bot.servers.posts import POSTS_JOB_ID
-from tests.e2e.harness import RunningBot, running_bot
+from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
     GUILD_ID,
@@ -18,12 +18,14 @@ from tests.fakes.discord_server import (
     RANDOM_CHANNEL_ID,
     SECOND_GENERAL_CHANNEL_ID,
     SECOND_GUILD_ID,
+    SECOND_MEMBER_ROLE_ID,
     SECOND_OWNER_ID,
     SORA_ID,
+    TARO_ID,
     FakeDiscord,
     Json,
 )
-from tests.fakes.llm_server import ScriptedLLM, text
+from tests.fakes.llm_server import ScriptedLLM, text, tool_call
 from tests.fakes.open_meteo import FakeOpenMeteo
 
 pytestmark = pytest.mark.e2e
@@ -281,3 +283,58 @@ async def test_reset_in_the_panel_returns_a_setting_to_the_bots_default(
         assert redrawn["type"] == 7
         assert servers.config(SECOND_GUILD_ID).overridden == {"language"}
         assert servers.config(SECOND_GUILD_ID).persona == servers.defaults.persona
+
+
+async def test_a_tool_auto_approved_in_one_server_still_asks_in_the_other(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    note = {"text": "集合は8時", "title": "集合"}
+    llm.queue(tool_call("write_note", note), text("メモしました"))
+    llm.queue(tool_call("write_note", note))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        await otomo.app.core.servers.change(
+            SECOND_GUILD_ID, {"auto_approve_tools": frozenset({"write_note"})}, 1
+        )
+        _, there = await otomo.ask(
+            "メモして", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
+        )
+        await otomo.ask("メモして", channel_id=GENERAL_CHANNEL_ID)
+
+        assert approval_card(two_servers, SECOND_GENERAL_CHANNEL_ID) is None
+        assert "メモしました" in there[-1]["content"]
+        assert approval_card(two_servers, GENERAL_CHANNEL_ID) is not None
+
+
+def approve_button(card: Json) -> str:
+    return next(c for c in custom_ids(card) if c.endswith(":approve"))
+
+
+async def test_approver_roles_let_their_holders_decide_in_that_server_only(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fake = two_servers
+    note = {"text": "集合は8時", "title": "集合"}
+    llm.queue(tool_call("write_note", note), text("メモしました"), tool_call("write_note", note))
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        await otomo.app.core.servers.change(
+            SECOND_GUILD_ID, {"approver_roles": frozenset({SECOND_MEMBER_ROLE_ID})}, 1
+        )
+        await otomo.ask("メモして", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
+        there = approval_card(fake, SECOND_GENERAL_CHANNEL_ID)
+        assert there is not None
+        # hana holds the server's approver role there: she decides sora's call.
+        allowed = await fake.click_button(int(there["id"]), approve_button(there), HANA_ID)
+        await allowed.wait_response()
+        await fake.wait_until(lambda: "done" in card_state(fake.message(int(there["id"]))))
+        await otomo.idle()
+
+        await otomo.ask("メモして", channel_id=GENERAL_CHANNEL_ID, user_id=TARO_ID)
+        here = approval_card(fake, GENERAL_CHANNEL_ID)
+        assert here is not None
+        waiting = card_state(here)
+        refused = await fake.click_button(int(here["id"]), approve_button(here), HANA_ID)
+        answer = await refused.wait_response()
+        await otomo.idle()
+
+        assert answer["data"]["flags"] & 64
+        assert card_state(fake.message(int(here["id"]))) == waiting

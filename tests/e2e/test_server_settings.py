@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.chat.persona import ENGLISH_SERVER
 from bot.runtime.clock import ManualClock
 from bot.servers.posts import POSTS_JOB_ID
 from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
@@ -338,3 +339,16 @@ async def test_approver_roles_let_their_holders_decide_in_that_server_only(
 
         assert answer["data"]["flags"] & 64
         assert card_state(fake.message(int(here["id"]))) == waiting
+
+
+async def test_a_server_in_english_gets_english_answers_and_the_other_stays_japanese(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(text("Hi!"), text("やあ"))
+    async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
+        await otomo.app.core.servers.change(SECOND_GUILD_ID, {"language": "en"}, 1)
+        await otomo.ask("暇だなー", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
+        await otomo.ask("暇だなー", channel_id=GENERAL_CHANNEL_ID)
+
+    assert ENGLISH_SERVER in system_prompt(llm, 0)
+    assert ENGLISH_SERVER not in system_prompt(llm, 1)

@@ -19,7 +19,7 @@ from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.parts import Shared
-from bot.agent.llm.client import LLMClient, LLMFailure, TextChunk, ToolCallName, Turn
+from bot.agent.llm.client import LLMClient, LLMFailure, Payer, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
 from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
@@ -233,6 +233,7 @@ class Agent:
             purpose=handler.name,
             conversation_key=request.conversation_key,
             model=state.model,
+            payer=Payer(request.guild_id, request.user_id),
         )
         iterator = stream.__aiter__()
         try:
@@ -323,17 +324,21 @@ class Agent:
         )
 
     def _after_answer(self, request: RunRequest) -> None:
-        self.store.summarise_in_background(request.conversation_key, self._summarize)
+        payer = Payer(request.guild_id, request.user_id)
 
-    async def _summarize(self, messages: list[dict[str, object]], instructions: str) -> str:
-        return await self.llm.complete(
-            [
-                {"role": "system", "content": instructions},
-                *messages,
-                {"role": "user", "content": "Write the summary now."},
-            ],
-            purpose="summary",
-        )
+        async def summarize(messages: list[dict[str, object]], instructions: str) -> str:
+            # The summary is the server's and member's use too (budgets count it).
+            return await self.llm.complete(
+                [
+                    {"role": "system", "content": instructions},
+                    *messages,
+                    {"role": "user", "content": "Write the summary now."},
+                ],
+                purpose="summary",
+                payer=payer,
+            )
+
+        self.store.summarise_in_background(request.conversation_key, summarize)
 
 
 def _request_of(row: ApprovalRequest, timezone: ZoneInfo) -> RunRequest:

@@ -1,4 +1,4 @@
-"""Command line: `python -m bot run | doctor | console | db … | tools token …`."""
+"""Command line: `python -m bot run | doctor | console | db … | usage | tools token …`."""
 
 from __future__ import annotations
 
@@ -33,8 +33,32 @@ def _parser() -> argparse.ArgumentParser:
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     db_commands.add_parser("upgrade", help="apply every pending migration")
     db_commands.add_parser("current", help="print the revision the database is at")
+    usage = commands.add_parser("usage", help="print the model's use per day (whole bot)")
+    usage.add_argument("--days", type=int, default=7, choices=range(1, 32), metavar="1-31")
+    usage.add_argument("--server", type=int, default=None, help="one server's id only")
     add_tools_commands(commands)
     return parser
+
+
+async def _usage(settings: Settings, days: int, server: int | None) -> int:
+    from bot.agent.llm.usage import usage_by_day
+    from bot.runtime.clock import SystemClock
+    from bot.storage import create_database
+
+    database = create_database(settings.database_url)
+    try:
+        report = await usage_by_day(
+            database.sessions, SystemClock().now(), days, settings.timezone, server
+        )
+    finally:
+        await database.dispose()
+    scope = "whole bot" if server is None else f"server {server}"
+    print(f"Model usage ({scope}), {days} days, {settings.bot_timezone}")
+    print(report.table())
+    purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
+    if purposes:
+        print(f"purposes: {purposes}")
+    return 0
 
 
 async def _db(settings: Settings, action: str) -> int:
@@ -117,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "db":
             return asyncio.run(_db(settings, args.db_command))
+        if args.command == "usage":
+            return asyncio.run(_usage(settings, args.days, args.server))
         if args.command == "tools":
             return asyncio.run(run_tools_command(settings, args))
         if args.command == "console":

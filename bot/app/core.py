@@ -26,10 +26,17 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
-from bot.settings import ServerChoices, Settings
+from bot.servers.budgets import Budgets
+from bot.servers.config import defaults_of
+from bot.servers.directory import ServerDirectory
+from bot.servers.membership import Membership
+from bot.servers.posts import ScheduledPosts
+from bot.settings import Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
 from bot.storage.threads import BotThreads
+
+SETTINGS_REFRESH_JOB_ID = "servers.refresh"
 
 
 @dataclass
@@ -55,8 +62,13 @@ class Core:
     # Who may do what; one set of rules for every command, button and tool.
     permissions: Permissions
     metrics: Metrics
-    # What each server chose (the language of its posts, conversations in threads).
-    servers: ServerChoices
+    # Each server's settings (refreshed from the database) and its budgets.
+    servers: ServerDirectory
+    budgets: Budgets
+    # The servers joined and left (their data is deleted by the retention pass).
+    membership: Membership
+    # Each server's daily weather and tips, due on its own schedule.
+    posts: ScheduledPosts
     # The threads the bot opened for conversations.
     threads: BotThreads
     loop_watch: SlowStepWatch | None = None
@@ -112,20 +124,28 @@ async def build_core(
     if not warm_in_background:
         await preparing
     preferences = UserPreferences(database.sessions, clock, settings.timezone)
-    registry = ToolRegistry()
+    servers = ServerDirectory(database.sessions, clock, defaults_of(settings))
+    await servers.refresh()
+    budgets = Budgets(database.sessions, clock, servers)
+    registry = ToolRegistry(enabled=lambda name, guild: servers.config(guild).tool_enabled(name))
     metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
     llm = LLMClient(
-        settings, database.sessions, clock, model_source=models.current, metrics=metrics
+        settings,
+        database.sessions,
+        clock,
+        model_source=models.current,
+        metrics=metrics,
+        budgets=budgets,
     )
-    deps = build_deps(settings, clock, database, llm)
+    deps = build_deps(settings, clock, database, llm, servers)
     builder = AppBuilder(settings, registry)
     register_features(builder, deps)
     approvals = ApprovalService(
         database.sessions,
         clock,
         settings.approval_timeout_seconds,
-        frozenset(settings.auto_approve_tools),
+        lambda guild: servers.config(guild).auto_approve_tools,
         metrics=metrics,
     )
     store = ConversationStore(database.sessions, clock, settings.history_max_messages)
@@ -143,7 +163,26 @@ async def build_core(
         # next start of the same process finds what its earlier life left open.
         executor=f"{identity or settings.shard_plan.identity()}/{uuid.uuid4().hex[:8]}",
     )
+    membership = Membership(
+        database.sessions,
+        clock,
+        servers,
+        settings.server_data_retention_days,
+        knowledge_dir=settings.knowledge_base_dir,
+    )
+    retention = Retention.from_settings(database.sessions, clock, settings)
+    retention.also(membership.forget_departed)
     scheduler = AsyncIOScheduler(timezone=settings.timezone)
+    # A change made through another process applies here within this many seconds.
+    scheduler.add_job(
+        servers.refresh_quietly,
+        "interval",
+        seconds=settings.server_settings_refresh_seconds,
+        id=SETTINGS_REFRESH_JOB_ID,
+        coalesce=True,
+        max_instances=1,
+        replace_existing=True,
+    )
     core = Core(
         settings,
         clock,
@@ -157,7 +196,7 @@ async def build_core(
         scheduler,
         deps,
         builder.lifecycle(),
-        Retention.from_settings(database.sessions, clock, settings),
+        retention,
         build_external_tools(
             settings,
             clock,
@@ -168,9 +207,12 @@ async def build_core(
             grants=approvals,
         ),
         models,
-        Permissions.from_settings(settings),
+        Permissions.per_server(servers, settings),
         metrics,
-        ServerChoices(settings),
+        servers,
+        budgets,
+        membership,
+        ScheduledPosts(database.sessions, clock, servers, settings.weather_notify_grace_minutes),
         BotThreads(database.sessions),
         loop_watch,
         preparing,

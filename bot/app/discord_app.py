@@ -29,6 +29,7 @@ from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
 from bot.discord_ui.commands.memory import MemoryCommands
 from bot.discord_ui.commands.model import ModelCommands
+from bot.discord_ui.commands.server_settings import ServerSettingsCommands
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.operations import (
     MeteredReminders,
@@ -36,6 +37,7 @@ from bot.discord_ui.operations import (
 )
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.sender import DiscordReminderSender
+from bot.discord_ui.welcome import Arrivals
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.runtime.clock import Clock, SystemClock
@@ -74,6 +76,9 @@ class App:
             reminder_actions=parts.reminder_actions,
             metrics=metrics,
             threads=Threads(core.threads, core.servers, core.clock.now),
+            servers=core.servers,
+            budgets=core.budgets,
+            arrivals=Arrivals(core.membership),
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
@@ -108,6 +113,8 @@ class App:
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
+            server_posts=core.posts,
+            posters=parts.server_posts,
             poster=ChannelPoster(self.bot),
             holder=self.reminders.worker_id,
         )
@@ -209,7 +216,11 @@ def discord_parts(core: Core) -> DiscordBuilder:
             core.preferences,
             core.clock.now,
             settings.history_retention_days,
+            core.budgets,
         )
+    )
+    parts.add_commands(
+        lambda client: ServerSettingsCommands(client, core.servers, core.permissions)
     )
     register_discord_parts(parts, core.deps)
     return parts

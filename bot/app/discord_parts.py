@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import discord
-from apscheduler.schedulers.base import BaseScheduler
 
 from bot.app.services import Deps
-from bot.chat import Tip, schedule_tips
-from bot.chat.tips import TIPS_JOB_ID
+from bot.chat import Tip
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.commands.kb import KnowledgeCommands
 from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
-from bot.i18n import Language
-from bot.weather import DailyWeatherReport, schedule_daily_weather
-from bot.weather.daily import DAILY_WEATHER_JOB_ID
+from bot.servers.config import ServerConfig
+from bot.servers.posts import TIPS, WEATHER, PostFor
+from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
 
 
 def reminders(app: DiscordBuilder, deps: Deps) -> None:
@@ -27,27 +25,30 @@ def reminders(app: DiscordBuilder, deps: Deps) -> None:
 
 
 def weather(app: DiscordBuilder, deps: Deps) -> None:
-    """The daily forecast post (off until its channel and time are set)."""
-    settings = app.settings
-    channel = settings.weather_notify_channel_id
+    """Each server's daily forecast post (off until its channel and time are set)."""
+    warn_if_half_configured(app.settings)
 
-    def schedule(scheduler: BaseScheduler, poster: ChannelPoster) -> None:
-        async def post(report: DailyWeatherReport) -> None:
-            # Scheduled only when the channel is set (schedule_daily_weather checks).
-            assert channel is not None
-            await poster.post_weather(channel, report)
+    def make(poster: ChannelPoster) -> PostFor:
+        async def post(guild_id: int, config: ServerConfig) -> bool:
+            channel = config.weather_channel
+            if channel is None or not await poster.in_server(channel, guild_id):
+                return False
 
-        async def language() -> Language:
-            return await app.servers.post_language(poster.guild_of(channel) if channel else None)
+            async def send(report: DailyWeatherReport) -> None:
+                await poster.post_weather(channel, report)
 
-        # Called even when unconfigured: it warns about a channel without a time, or the reverse.
-        schedule_daily_weather(scheduler, post, settings, app.clock, deps.weather, language)
+            job = DailyWeatherJob(
+                deps.weather, send, app.clock, config.weather_place, config.language
+            )
+            return await job.run() is not None
 
-    app.add_scheduled_post(DAILY_WEATHER_JOB_ID, schedule)
+        return post
+
+    app.add_server_post(WEATHER, make)
 
 
 def chat(app: DiscordBuilder, deps: Deps) -> None:
-    """Server messages feed the word pool; the どうでもいいTips post when its channel is set."""
+    """Server messages feed the word pool; each server's どうでもいいTips post when it is on."""
 
     def observe(message: discord.Message) -> None:
         # Only people in guild channels feed the word pool: DMs stay private.
@@ -55,23 +56,28 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
             deps.word_pool.feed(message.content, message.channel.id, message.guild.id)
 
     app.add_message_hook(observe)
-    channel = app.settings.tips_channel_id
-    if channel is None:
-        return
 
-    def schedule(scheduler: BaseScheduler, poster: ChannelPoster) -> None:
-        async def post(tip: Tip) -> None:
-            await poster.post_tip(channel, tip)
+    def make(poster: ChannelPoster) -> PostFor:
+        async def post(guild_id: int, config: ServerConfig) -> bool:
+            channel = config.tips_channel
+            if channel is None or not await poster.in_server(channel, guild_id):
+                return False
 
-        async def language() -> Language:
-            return await app.servers.post_language(poster.guild_of(channel))
+            async def send(tip: Tip) -> None:
+                await poster.post_tip(channel, tip)
 
-        # The tip's topics and history are those of the channel's server.
-        schedule_tips(
-            scheduler, deps.tips, post, app.settings, lambda: poster.guild_of(channel), language
-        )
+            tip = await deps.tips.post_tip(
+                send,
+                channel_id=channel,
+                persona=config.persona,
+                guild_id=guild_id,
+                language=config.language,
+            )
+            return tip is not None
 
-    app.add_scheduled_post(TIPS_JOB_ID, schedule)
+        return post
+
+    app.add_server_post(TIPS, make)
 
 
 def knowledge(app: DiscordBuilder, deps: Deps) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 
 from apscheduler.schedulers.base import BaseScheduler
 
@@ -11,6 +11,7 @@ from bot.agent.conversation.retention import RETENTION_JOB_ID, Retention, schedu
 from bot.discord_ui.builder import ScheduledPost
 from bot.discord_ui.posting import ChannelPoster
 from bot.runtime.once_per_bot import BotLease, run_once_per_bot
+from bot.servers.posts import POSTS_JOB_ID, TICK_SECONDS, PostFor, ScheduledPosts, run_quietly
 from bot.settings import Settings
 from bot.storage import Database
 
@@ -29,6 +30,8 @@ def schedule_jobs(
     posts: Sequence[ScheduledPost],
     poster: ChannelPoster,
     holder: str,
+    server_posts: ScheduledPosts | None = None,
+    posters: Mapping[str, Callable[[ChannelPoster], PostFor]] | None = None,
 ) -> None:
     """Approval sweeps, retention and the features' scheduled posts; each runs in one process
     of the bot only (the holder of the jobs lease)."""
@@ -44,11 +47,29 @@ def schedule_jobs(
     )
     for post in posts:
         post.schedule(scheduler, poster)
+    periodic = [APPROVAL_SWEEP_JOB_ID]
+    if server_posts is not None and posters:
+        made = {kind: make(poster) for kind, make in posters.items()}
+        # Every minute, and once at start: a daily post due while the bot was down is caught
+        # up within its grace.
+        scheduler.add_job(
+            run_quietly,
+            "interval",
+            seconds=TICK_SECONDS,
+            args=[server_posts, made],
+            id=POSTS_JOB_ID,
+            next_run_time=datetime.now(UTC),
+            coalesce=True,
+            max_instances=1,
+            replace_existing=True,
+            misfire_grace_time=None,
+        )
+        periodic.append(POSTS_JOB_ID)
     lease = timedelta(seconds=settings.jobs_lease_seconds)
     run_once_per_bot(
         scheduler,
         BotLease(database.sessions, holder, ttl=lease, health=database.health),
         due_at_set_times=[*(post.job_id for post in posts), RETENTION_JOB_ID],
-        periodic=[APPROVAL_SWEEP_JOB_ID],
+        periodic=periodic,
         renew_every=lease / 3,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.agent.llm.client import LLMClient
+from bot.agent.llm.client import LLMClient, Payer
 from bot.chat import Tips, WordPool
 from bot.knowledge import KnowledgeEditor, KnowledgeIndex
 from bot.notes import Notebook
@@ -12,6 +12,8 @@ from bot.reminders.buttons import ReminderButtons
 from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import Clock
+from bot.servers.config import defaults_of
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage import Database
 from bot.weather import WeatherService
@@ -32,19 +34,32 @@ class Deps:
     knowledge: KnowledgeIndex
     kb_editor: KnowledgeEditor
     notebook: Notebook
+    # Each server's settings (persona, language, posts), the same object every layer reads.
+    servers: ServerDirectory
 
 
-def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMClient) -> Deps:
-    """Create every feature's services, in dependency order."""
+def build_deps(
+    settings: Settings,
+    clock: Clock,
+    database: Database,
+    llm: LLMClient,
+    servers: ServerDirectory | None = None,
+) -> Deps:
+    """Create every feature's services, in dependency order (servers: the environment's
+    settings for every server when not given)."""
     sessions = database.sessions
+    servers = servers or ServerDirectory(sessions, clock, defaults_of(settings))
     due_times = DueTimes()
     reminder_service = ReminderService(sessions, clock, settings, on_change=due_times)
     word_pool = WordPool(sessions, clock, settings, health=database.health)
+    word_pool.channels_per_server(lambda guild: servers.config(guild).word_pool_channels)
 
-    async def complete(system: str, user: str) -> str:
+    async def complete(system: str, user: str, guild_id: int | None) -> str:
+        # A server's tip counts against its budget and shows in its usage.
         return await llm.complete(
             [{"role": "system", "content": system}, {"role": "user", "content": user}],
             purpose="tips",
+            payer=Payer(guild_id),
         )
 
     index = KnowledgeIndex.from_settings(settings, sessions, clock)
@@ -58,4 +73,5 @@ def build_deps(settings: Settings, clock: Clock, database: Database, llm: LLMCli
         knowledge=index,
         kb_editor=KnowledgeEditor.from_settings(index, settings, sessions, clock),
         notebook=Notebook(sessions, clock),
+        servers=servers,
     )

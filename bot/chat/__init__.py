@@ -1,15 +1,11 @@
 """Chit-chat: the persona, the word pool of recent topics and the どうでもいいTips."""
 
 from bot.chat.persona import DEFAULT_PERSONA, chat_instructions, persona_text
-from bot.chat.tips import (
-    Tip,
-    Tips,
-    in_quiet_hours,
-    schedule_tips,
-)
+from bot.chat.tips import Tip, Tips
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.word_pool import Topic, WordPool, load_topics
 from bot.chat.words import extract_words, mention_topic
+from bot.servers.config import in_quiet_hours
 
 __all__ = [
     "CHAT_TOOLS",
@@ -25,5 +21,4 @@ __all__ = [
     "load_topics",
     "mention_topic",
     "persona_text",
-    "schedule_tips",
 ]

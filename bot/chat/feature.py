@@ -26,11 +26,13 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
         topics = await deps.word_pool.recent_topics(
             max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED), guild_id=prompt.guild_id
         )
+        server = deps.servers.config(prompt.guild_id)
         return chat_instructions(
-            await asyncio.to_thread(persona_text, settings),
+            await asyncio.to_thread(persona_text, settings, None, server.persona),
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
             await deps.tips.pick_tip_topic(topics, guild_id=prompt.guild_id),
             mention_topic=await in_worker(mention_topic, prompt.text),
+            language=server.language,
         )
 
     app.add_tools(CHAT_TOOLS, offered_in=[router.CHAT])

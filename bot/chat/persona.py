@@ -22,14 +22,21 @@ DEFAULT_PERSONA = (
     "- ときどき話を広げる質問をひとつ返す。"
 )
 
+# A server whose admins chose English as its language.
+ENGLISH_SERVER = (
+    "This server speaks English: answer in English unless the member writes in Japanese."
+)
+
 _FRONT_MATTER = re.compile(r"\A---\s*\n.*?\n---\s*(?:\n|\Z)", re.DOTALL)
 
 
-def persona_text(settings: Settings, kb_dir: Path | None = None) -> str:
-    """PERSONA from settings, else knowledge_base/persona.md (read each time, so edits apply
-    at once), else the built-in playful persona."""
-    if settings.persona and settings.persona.strip():
-        return settings.persona.strip()[:MAX_PERSONA_CHARS]
+def persona_text(settings: Settings, kb_dir: Path | None = None, server: str = "") -> str:
+    """The server's persona (its admins' setting, PERSONA by default), else
+    knowledge_base/persona.md (read each time, so edits apply at once), else the built-in
+    playful persona."""
+    chosen = server or settings.persona or ""
+    if chosen.strip():
+        return chosen.strip()[:MAX_PERSONA_CHARS]
     path = (kb_dir if kb_dir is not None else settings.knowledge_base_dir) / PERSONA_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -47,6 +54,7 @@ def chat_instructions(
     topics: Sequence[str] = (),
     tip_topic: str | None = None,
     mention_topic: str | None = None,
+    language: str = "ja",
 ) -> str:
     """The chat handler's system prompt: the persona, recent server topics and the Tips habit.
 
@@ -55,6 +63,8 @@ def chat_instructions(
     word pool by the handler) so that a plain chat reply needs a single model call.
     """
     parts = [persona.strip(), "雑談モードです。相手の話にのって、楽しく短く返してください。"]
+    if language == "en":
+        parts.append(ENGLISH_SERVER)
     if topics:
         listed = "、".join(f"「{t}」" for t in topics)
         parts.append(

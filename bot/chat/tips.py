@@ -12,9 +12,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
-from apscheduler.job import Job
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.triggers.interval import IntervalTrigger
 from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -23,14 +20,12 @@ from bot.chat.word_pool import Topic
 from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import post_scheduled
+from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
 from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
 log = logging.getLogger(__name__)
 
-TIPS_JOB_ID = "useless_tips"
-# A tip that fell due while the bot was down is not worth posting late.
-TIPS_MISFIRE_GRACE_SECONDS = 600
 AVOID_LAST_TOPICS = 3  # none of the last three tips' topics is picked again
 TOPIC_CANDIDATES = 10  # the strongest pool words a topic is drawn from
 # How many topics pick_tip_topic needs when handed them: candidates left after the recent ones.
@@ -81,7 +76,8 @@ async def _default_language() -> Language:
     return "ja"
 
 
-Complete = Callable[[str, str], Awaitable[str]]
+# The model's answer to (system, user), for a server (its budget and call log) or None.
+Complete = Callable[[str, str, int | None], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -106,18 +102,6 @@ class TopicSource(Protocol):
     async def recent_topics(self, limit: int = 10, *, guild_id: int | None) -> list[Topic]:
         """A server's strongest topics right now."""
         ...
-
-
-def in_quiet_hours(local: datetime, quiet: tuple[int, int] | None) -> bool:
-    """Whether a local time falls in [start, end) hours; a range may wrap midnight (22-6)."""
-    if quiet is None:
-        return False
-    start, end = quiet
-    if start == end:
-        return False
-    if start < end:
-        return start <= local.hour < end
-    return local.hour >= start or local.hour < end
 
 
 _HEADER = re.compile(r"^\s*(?:💡\s*)?\**どうでもいい\s*tips\**\s*[:：]?\s*", re.IGNORECASE)
@@ -205,14 +189,19 @@ class Tips:
         return self._rng.choice(fallbacks)
 
     async def write_tip(
-        self, topic: str | None = None, language: Language = "ja", *, guild_id: int | None
+        self,
+        topic: str | None = None,
+        language: Language = "ja",
+        *,
+        guild_id: int | None,
+        persona: str = "",
     ) -> Tip:
-        """Ask the model for one tip on topic (picked from the server's when None); raises what
-        `complete` raises."""
+        """Ask the model for one tip on topic (picked from the server's when None), in the
+        server's persona and language; raises what `complete` raises."""
         chosen = topic or await self.pick_tip_topic(guild_id=guild_id)
-        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir)
+        persona = await asyncio.to_thread(persona_text, self._settings, self._kb_dir, persona)
         rules = TIP_WRITER_RULES if language == "ja" else TIP_WRITER_RULES_EN
-        text = await self._complete(f"{persona}\n\n{rules}", f"話題: {chosen}")
+        text = await self._complete(f"{persona}\n\n{rules}", f"話題: {chosen}", guild_id)
         return Tip(chosen, clean_tip_text(text), language)
 
     async def post_scheduled_tip(
@@ -221,14 +210,31 @@ class Tips:
         guild_of: Callable[[], int | None] = lambda: None,
         language: PostLanguage = _default_language,
     ) -> Tip | None:
-        """The periodic job: outside quiet hours, write and post a tip on a topic of the tips
-        channel's server (guild_of), then remember its topic there."""
+        """Outside the bot's default quiet hours, post a tip to TIPS_CHANNEL_ID on a topic of
+        that channel's server (guild_of)."""
         if self.is_quiet():
             log.debug("tips: quiet hours, nothing posted")
             return None
-        guild_id = guild_of()
+        return await self.post_tip(
+            post,
+            channel_id=self._settings.tips_channel_id,
+            guild_id=guild_of(),
+            language=await language(),
+        )
+
+    async def post_tip(
+        self,
+        post: PostTip,
+        *,
+        channel_id: int | None,
+        persona: str = "",
+        guild_id: int | None = None,
+        language: Language = "ja",
+    ) -> Tip | None:
+        """Write and post a tip (a server's, when guild_id is given, in its language), then
+        remember its topic."""
         try:
-            tip = await self.write_tip(language=await language(), guild_id=guild_id)
+            tip = await self.write_tip(language=language, persona=persona, guild_id=guild_id)
         except Exception as exc:  # the model may time out or be down; try at the next run
             log.warning("tips: no tip written this time: %s", exc)
             return None
@@ -238,11 +244,12 @@ class Tips:
         posted = await post_scheduled(
             "tips:",
             lambda: post(tip),
-            "Check TIPS_CHANNEL_ID and that the bot may send messages in that channel.",
+            "Check the tips channel (/otomo settings, or TIPS_CHANNEL_ID) and that the bot may "
+            "send messages in that channel.",
         )
         if not posted:
             return None
-        await self.remember(tip, self._settings.tips_channel_id, guild_id=guild_id)
+        await self.remember(tip, channel_id, guild_id=guild_id)
         return tip
 
     async def remember(self, tip: Tip, channel_id: int | None, *, guild_id: int | None) -> None:
@@ -266,29 +273,3 @@ class Tips:
                 select(TipRecord.id).where(same).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
             )
             await session.execute(delete(TipRecord).where(same, TipRecord.id.not_in(keep)))
-
-
-def schedule_tips(
-    scheduler: BaseScheduler,
-    tips: Tips,
-    post: PostTip,
-    settings: Settings,
-    guild_of: Callable[[], int | None] = lambda: None,
-    language: PostLanguage = _default_language,
-) -> Job | None:
-    """Add the Tips job every TIPS_INTERVAL_HOURS when TIPS_CHANNEL_ID is set (else nothing)."""
-    if settings.tips_channel_id is None:
-        return None
-
-    job: Job = scheduler.add_job(
-        tips.post_scheduled_tip,
-        IntervalTrigger(hours=settings.tips_interval_hours, timezone=settings.timezone),
-        args=[post, guild_of, language],
-        id=TIPS_JOB_ID,
-        name="どうでもいいTips",
-        replace_existing=True,
-        misfire_grace_time=TIPS_MISFIRE_GRACE_SECONDS,
-        coalesce=True,
-        max_instances=1,
-    )
-    return job

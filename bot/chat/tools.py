@@ -10,6 +10,7 @@ from bot.agent.tools import Tool, ToolContext, tool
 from bot.agent.tools.presentation import Look, Words
 from bot.chat.tips import Tips
 from bot.chat.word_pool import Topic, WordPool
+from bot.servers.directory import ServerDirectory
 
 
 class ChatDeps(Protocol):
@@ -23,6 +24,11 @@ class ChatDeps(Protocol):
     @property
     def tips(self) -> Tips:
         """The どうでもいいTips, for the chat prompt's topic."""
+        ...
+
+    @property
+    def servers(self) -> ServerDirectory:
+        """Each server's settings (its persona and language)."""
         ...
 
 

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -152,10 +152,22 @@ class WordPool:
         self._task: asyncio.Task[None] | None = None
         self._inbox: asyncio.Queue[tuple[int, str]] = asyncio.Queue(MAX_QUEUED_MESSAGES)
         self._digester: asyncio.Task[None] | None = None
+        self._channels_of: Callable[[int], frozenset[int]] | None = None
 
-    def accepts(self, channel_id: int) -> bool:
-        """Whether messages of this channel feed the pool (every channel when none configured)."""
-        return not self._channels or channel_id in self._channels
+    def channels_per_server(self, channels_of: Callable[[int], frozenset[int]]) -> None:
+        """Read each server's word-pool channels (its admins' setting) instead of
+        WORD_POOL_CHANNEL_IDS."""
+        self._channels_of = channels_of
+
+    def accepts(self, channel_id: int, guild_id: int | None = None) -> bool:
+        """Whether messages of this channel feed the pool (every channel when none configured):
+        the server's own list when known, else WORD_POOL_CHANNEL_IDS."""
+        channels = (
+            self._channels_of(guild_id)
+            if guild_id is not None and self._channels_of is not None
+            else self._channels
+        )
+        return not channels or channel_id in channels
 
     @property
     def pending(self) -> int:
@@ -169,7 +181,7 @@ class WordPool:
         Call it for messages people wrote in guild channels only: words from DMs or other bots
         would surface in public tips.
         """
-        if not self.accepts(channel_id):
+        if not self.accepts(channel_id, guild_id):
             return []
         words = extract_words(text[:MAX_OBSERVED_CHARS])
         self._add(guild_id, words)
@@ -177,7 +189,7 @@ class WordPool:
 
     def feed(self, text: str, channel_id: int, guild_id: int) -> None:
         """`observe` for the event loop: queue the message, tokenised later on the text worker."""
-        if not self.accepts(channel_id):
+        if not self.accepts(channel_id, guild_id):
             return
         try:
             self._inbox.put_nowait((guild_id, text[:MAX_OBSERVED_CHARS]))

@@ -14,7 +14,9 @@ from bot.discord_ui.reminders.buttons import ReminderActions
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
-from bot.settings import ServerChoices, Settings
+from bot.servers.directory import ServerDirectory
+from bot.servers.posts import PostFor
+from bot.settings import Settings
 
 MessageHook = Callable[[discord.Message], None]
 
@@ -36,10 +38,13 @@ class DiscordBuilder:
     preferences: UserPreferences
     permissions: Permissions
     # What each server chose: the language of its posts, conversations in threads.
-    servers: ServerChoices
+    servers: ServerDirectory
     commands: list[CogFactory] = field(default_factory=list)
     message_hooks: list[MessageHook] = field(default_factory=list)
     posts: list[ScheduledPost] = field(default_factory=list)
+    # Each server's scheduled posts by kind (daily weather, tips): how to post one, given
+    # the poster (bot/servers/posts.py decides when).
+    server_posts: dict[str, Callable[[ChannelPoster], PostFor]] = field(default_factory=dict)
     reminder_actions: ReminderActions | None = None
 
     def add_commands(self, factory: CogFactory) -> None:
@@ -55,6 +60,10 @@ class DiscordBuilder:
     ) -> None:
         """Schedule posts once the client exists; job_id runs in the lease holder only."""
         self.posts.append(ScheduledPost(job_id, schedule))
+
+    def add_server_post(self, kind: str, make: Callable[[ChannelPoster], PostFor]) -> None:
+        """A kind of scheduled post every server may have, on its own schedule."""
+        self.server_posts[kind] = make
 
     def answer_reminder_buttons(self, actions: ReminderActions) -> None:
         """What the Snooze / Done buttons under delivered reminders do."""

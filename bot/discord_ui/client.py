@@ -25,10 +25,14 @@ from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
-from bot.settings import ServerChoices, Settings
+from bot.servers.budgets import Budgets
+from bot.servers.config import defaults_of
+from bot.servers.directory import ServerDirectory
+from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
 from bot.storage.threads import BotThreads
 
@@ -83,6 +87,9 @@ class OtomoBot(commands.AutoShardedBot):
         metrics: Metrics | None = None,
         command_sync: CommandSync | None = None,
         threads: Threads | None = None,
+        servers: ServerDirectory | None = None,
+        budgets: Budgets | None = None,
+        arrivals: Arrivals | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -104,9 +111,9 @@ class OtomoBot(commands.AutoShardedBot):
         self.permissions = permissions or Permissions.from_settings(settings)
         self.tasks = BackgroundTasks()
         self.runs = runs = LiveRuns()
-        self.threads = threads or Threads(
-            BotThreads(agent.sessions), ServerChoices(settings), agent.clock.now
-        )
+        # Without a directory every server has the environment's settings.
+        directory = servers or ServerDirectory(agent.sessions, agent.clock, defaults_of(settings))
+        self.threads = threads or Threads(BotThreads(agent.sessions), directory, agent.clock.now)
         staff = Staff(
             settings=settings,
             agent=agent,
@@ -119,12 +126,15 @@ class OtomoBot(commands.AutoShardedBot):
             permissions=self.permissions,
             threads=self.threads,
             metrics=metrics or Metrics(),
+            servers=servers,
+            budgets=budgets,
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
         self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
         self.stop_clicks = StopControl(runs, self.permissions)
         self._cog_factories = list(cogs)
+        self.arrivals = arrivals
         self._on_ready_hooks = list(on_ready_hooks)
         self._on_connect_hooks = list(on_connect_hooks)
         self._connected_once = False
@@ -192,7 +202,22 @@ class OtomoBot(commands.AutoShardedBot):
         if self._ready_once:
             return
         self._ready_once = True
+        if self.arrivals is not None:
+            try:
+                await self.arrivals.present(list(self.guilds))
+            except Exception:
+                log.warning("Could not record the servers seen at start", exc_info=True)
         await _run_hooks(self._on_ready_hooks)
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """Invited to a server: record it and welcome it once."""
+        if self.arrivals is not None:
+            await self.arrivals.joined(guild)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        """Removed from a server: its data is deleted after SERVER_DATA_RETENTION_DAYS."""
+        if self.arrivals is not None:
+            await self.arrivals.left(guild)
 
     async def on_message(self, message: discord.Message) -> None:
         """Feed the message hooks, then answer it if it is for us (no prefix commands)."""

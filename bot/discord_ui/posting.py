@@ -51,6 +51,18 @@ class ChannelPoster:
         guild = getattr(channel, "guild", None)
         return guild.id if guild is not None else None
 
+    async def in_server(self, channel_id: int, guild_id: int) -> bool:
+        """Whether a channel belongs to this server (the bot's default channel belongs to one
+        server only, and no server posts into another's)."""
+        channel = self.client.get_channel(channel_id)
+        if channel is None:
+            try:
+                channel = await self.client.fetch_channel(channel_id)
+            except discord.HTTPException:
+                return False
+        guild = getattr(channel, "guild", None)
+        return guild is not None and guild.id == guild_id
+
     async def post_weather(self, channel_id: int, report: DailyWeatherReport) -> None:
         """The daily forecast as an embed."""
         embed = discord.Embed(

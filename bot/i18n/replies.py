@@ -84,6 +84,24 @@ USAGE_TITLE = Text(
     ja="📊 **モデルの利用状況（ボット全体）** — {days} 日（{zone}）",
     en="📊 **Model usage (whole bot)** — {days} days ({zone})",
 )
+USAGE_TITLE_SERVER = Text(
+    ja="📊 **モデルの利用状況（このサーバー）** — {days} 日（{zone}）",
+    en="📊 **Model usage (this server)** — {days} days ({zone})",
+)
+USAGE_OWNERS_ONLY = Text(
+    ja="ボット全体の利用状況を見られるのはボットのオーナーだけです。",
+    en="Only the bot's owners can see the whole bot's usage.",
+)
+BUDGET_TITLE = Text(
+    ja="🪙 **今日のトークン**（{reset} にリセット）",
+    en="🪙 **Tokens today** (resets {reset})",
+)
+BUDGET_SERVER = Text(ja="サーバー", en="Server")
+BUDGET_MEMBER = Text(ja="あなた", en="You")
+BUDGET_UNLIMITED = Text(ja="{label}: {used} / 無制限", en="{label}: {used} / unlimited")
+BUDGET_LEFT = Text(
+    ja="{label}: {used} / {limit}（残り {left}）", en="{label}: {used} / {limit} ({left} left)"
+)
 USAGE_PURPOSES = Text(ja="\n用途: {purposes}", en="\nPurposes: {purposes}")
 FORGET_EVERYWHERE = Text(
     ja="🧹 すべてのチャンネルとDMでの会話の履歴と要約を削除しますか？元に戻せません。",

@@ -7,9 +7,10 @@ Discord layer reads an `Actor` out of a member or an interaction; nothing here k
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 
 
@@ -43,12 +44,28 @@ class ServerRoles:
     knowledge_editors: frozenset[int] = frozenset()
 
 
+# The roles each server gives extra rights to (its admins' settings, else the environment's).
+RolesOf = Callable[[int | None], ServerRoles]
+
+
 class Permissions:
     """The rules: member, approver, knowledge editor, moderator, server admin, bot owner."""
 
-    def __init__(self, roles: ServerRoles, owner_ids: Iterable[int] = ()) -> None:
-        self._roles = roles
+    def __init__(self, roles: ServerRoles | RolesOf, owner_ids: Iterable[int] = ()) -> None:
+        self._roles_of: RolesOf = (
+            (lambda _guild: roles) if isinstance(roles, ServerRoles) else roles
+        )
         self._owner_ids = frozenset(owner_ids)
+
+    @classmethod
+    def per_server(cls, servers: ServerDirectory, settings: Settings) -> Permissions:
+        """The rules with each server's own approver and editor roles, and OWNER_IDS."""
+
+        def roles_of(guild_id: int | None) -> ServerRoles:
+            config = servers.config(guild_id)
+            return ServerRoles(config.approver_roles, config.editor_roles)
+
+        return cls(roles_of, settings.owner_ids)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Permissions:
@@ -65,7 +82,9 @@ class Permissions:
 
     def is_approver(self, actor: Actor) -> bool:
         """A server admin, or a member with an approver role: may decide others' approvals."""
-        return self.is_server_admin(actor) or self._has(actor, self._roles.approvers)
+        return self.is_server_admin(actor) or self._has(
+            actor, self._roles_of(actor.guild_id).approvers
+        )
 
     def may_decide(self, actor: Actor, requester_id: int) -> bool:
         """The member who asked, or an approver, may decide a call or stop a run."""
@@ -73,7 +92,9 @@ class Permissions:
 
     def is_knowledge_editor(self, actor: Actor) -> bool:
         """A server admin, or a member with a knowledge-editor role: may edit the server's files."""
-        return self.is_server_admin(actor) or self._has(actor, self._roles.knowledge_editors)
+        return self.is_server_admin(actor) or self._has(
+            actor, self._roles_of(actor.guild_id).knowledge_editors
+        )
 
     def is_moderator(self, actor: Actor) -> bool:
         """A server admin, or Manage Messages here: may delete anyone's note."""

@@ -21,6 +21,9 @@ QUIET_LOGGERS = (
     "LiteLLM Proxy",
     "httpx",
     "apscheduler.scheduler",
+    # "Running job … executed successfully" for every run: every few seconds for the refresh
+    # of server settings and every minute for the scheduled posts.
+    "apscheduler.executors.default",
     "alembic.runtime.plugins",
 )
 

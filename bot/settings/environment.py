@@ -85,6 +85,18 @@ class Settings(ExternalToolSettings, ShardSettings):
     # a thread the bot opens, where members talk without mentioning it.
     thread_conversations: ThreadMode = Field("off", alias="THREAD_CONVERSATIONS")
 
+    # Servers: every value below and above is a server's default; its admins override it
+    # with /otomo settings.
+    # Tokens (in + out) a day; 0 = unlimited.
+    server_daily_token_budget: int = Field(0, ge=0, le=10**10, alias="SERVER_DAILY_TOKEN_BUDGET")
+    member_daily_token_budget: int = Field(0, ge=0, le=10**10, alias="MEMBER_DAILY_TOKEN_BUDGET")
+    # How soon a change made through one process applies in the others.
+    server_settings_refresh_seconds: float = Field(
+        5.0, ge=0.1, le=300, alias="SERVER_SETTINGS_REFRESH_SECONDS"
+    )
+    # Days a server's data is kept after the bot leaves it; 0 keeps it forever.
+    server_data_retention_days: int = Field(30, ge=0, le=3650, alias="SERVER_DATA_RETENTION_DAYS")
+
     # LLM
     llm_model: str = Field("openai/gpt-4o-mini", min_length=1, alias="LLM_MODEL")
     llm_api_base: OptionalStr = Field(None, alias="LLM_API_BASE")

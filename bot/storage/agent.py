@@ -90,7 +90,11 @@ class LLMCall(Base):
     """One call to the model: what it cost and how long it took (prompts only when debugging)."""
 
     __tablename__ = "llm_calls"
-    __table_args__ = (Index("ix_llm_calls_started_at", "started_at"),)
+    __table_args__ = (
+        Index("ix_llm_calls_started_at", "started_at"),
+        # Budgets and /otomo usage read one server's day.
+        Index("ix_llm_calls_guild_id_started_at", "guild_id", "started_at"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     model: Mapped[str] = mapped_column(String(200))
@@ -103,6 +107,9 @@ class LLMCall(Base):
     error: Mapped[str | None] = mapped_column(Text)
     prompt: Mapped[str | None] = mapped_column(Text)
     response: Mapped[str | None] = mapped_column(Text)
+    # The server and member the call was made for (None: a DM, or work of the whole bot).
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    user_id: Mapped[int | None] = mapped_column(BigInteger)
 
 
 class ToolCardMessage(Base):

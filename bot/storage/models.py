@@ -10,6 +10,7 @@ from bot.storage import (
     models_choice,
     notes,
     reminders,
+    servers,
     threads,
     users,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "models_choice",
     "notes",
     "reminders",
+    "servers",
     "threads",
     "users",
 ]

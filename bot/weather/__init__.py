@@ -4,7 +4,7 @@ from bot.weather.daily import (
     DailyWeatherJob,
     DailyWeatherReport,
     build_daily_report,
-    schedule_daily_weather,
+    warn_if_half_configured,
 )
 from bot.weather.errors import (
     InvalidDayError,
@@ -31,6 +31,6 @@ __all__ = [
     "WeatherService",
     "WeatherUnavailableError",
     "build_daily_report",
-    "schedule_daily_weather",
+    "warn_if_half_configured",
     "weather_instructions",
 ]

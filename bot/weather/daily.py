@@ -1,4 +1,5 @@
-"""The daily weather post: tomorrow's forecast for the default place, on a cron schedule."""
+"""The daily weather post: tomorrow's forecast for a server's place (scheduled per server by
+bot/servers/posts.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-from apscheduler.job import Job
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.triggers.cron import CronTrigger
 
 from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
@@ -20,8 +17,6 @@ from bot.weather.forecast import Forecast, day_label_ja
 from bot.weather.service import WeatherService
 
 log = logging.getLogger(__name__)
-
-DAILY_WEATHER_JOB_ID = "daily_weather"
 
 
 @dataclass(frozen=True)
@@ -119,12 +114,13 @@ def report_from_forecast(
 
 
 async def build_daily_report(
-    service: WeatherService, now: datetime, language: Language = "ja"
+    service: WeatherService, now: datetime, place_name: str | None = None, language: Language = "ja"
 ) -> DailyWeatherReport:
-    """Tomorrow's report for the default place, 'tomorrow' being in that place's time zone."""
-    place = await service.resolve_place(None)
+    """Tomorrow's report for a place (the default place when None), 'tomorrow' being in that
+    place's time zone, in the language of the post."""
+    place = await service.resolve_place(place_name)
     today = now.astimezone(service.zone_of(place)).date()
-    forecast = await service.get_forecast(None, today + timedelta(days=1))
+    forecast = await service.get_forecast(place_name, today + timedelta(days=1))
     return report_from_forecast(forecast, today, language)
 
 
@@ -136,18 +132,20 @@ class DailyWeatherJob:
         service: WeatherService,
         post: PostReport,
         clock: Clock,
-        language: PostLanguage = _default_language,
+        place: str | None = None,
+        language: Language = "ja",
     ) -> None:
         self._service = service
         self._post = post
         self._clock = clock
+        self._place = place
         self._language = language
 
     async def run(self) -> DailyWeatherReport | None:
         """Post tomorrow's report; return it, or None when nothing could be posted."""
         try:
             report = await build_daily_report(
-                self._service, self._clock.now(), await self._language()
+                self._service, self._clock.now(), self._place, self._language
             )
         except WeatherError as exc:
             log.warning("daily weather skipped: %s", getattr(exc, "detail", exc))
@@ -155,13 +153,13 @@ class DailyWeatherJob:
         posted = await post_scheduled(
             "daily weather",
             lambda: self._post(report),
-            "Check WEATHER_NOTIFY_CHANNEL_ID and that the bot may send messages and embeds in "
-            "that channel.",
+            "Check the weather channel (/otomo settings, or WEATHER_NOTIFY_CHANNEL_ID) and that "
+            "the bot may send messages and embeds in that channel.",
         )
         return report if posted else None
 
 
-def _half_configured(settings: Settings) -> str | None:
+def half_configured(settings: Settings) -> str | None:
     """The missing setting when only one of channel and time is set, else None."""
     has_channel = settings.weather_notify_channel_id is not None
     has_time = settings.weather_notify_time is not None
@@ -170,36 +168,12 @@ def _half_configured(settings: Settings) -> str | None:
     return "WEATHER_NOTIFY_CHANNEL_ID" if has_time else "WEATHER_NOTIFY_TIME"
 
 
-def schedule_daily_weather(
-    scheduler: BaseScheduler,
-    post: PostReport,
-    settings: Settings,
-    clock: Clock,
-    service: WeatherService,
-    language: PostLanguage = _default_language,
-) -> Job | None:
-    """Add the daily post at WEATHER_NOTIFY_TIME (bot time zone) when a channel and time are set."""
-    notify_at = settings.weather_notify_time
-    if settings.weather_notify_channel_id is None or notify_at is None:
-        missing = _half_configured(settings)
-        if missing is not None:
-            log.warning(
-                "daily weather post is off: %s is not set. Set both WEATHER_NOTIFY_TIME "
-                "(e.g. 07:00) and WEATHER_NOTIFY_CHANNEL_ID to turn it on, or neither.",
-                missing,
-            )
-        return None
-    job = DailyWeatherJob(service, post, clock, language)
-    # A report that fell due while the bot was down is stale after the grace period: skip it.
-    grace = settings.weather_notify_grace_minutes * 60 or 1
-    job_handle: Job = scheduler.add_job(
-        job.run,
-        CronTrigger(hour=notify_at.hour, minute=notify_at.minute, timezone=settings.timezone),
-        id=DAILY_WEATHER_JOB_ID,
-        name="daily weather post",
-        replace_existing=True,
-        misfire_grace_time=grace,
-        coalesce=True,
-        max_instances=1,
-    )
-    return job_handle
+def warn_if_half_configured(settings: Settings) -> None:
+    """Say at start which of the default daily post's two settings is missing, if one is."""
+    missing = half_configured(settings)
+    if missing is not None:
+        log.warning(
+            "daily weather post is off: %s is not set. Set both WEATHER_NOTIFY_TIME "
+            "(e.g. 07:00) and WEATHER_NOTIFY_CHANNEL_ID to turn it on, or neither.",
+            missing,
+        )

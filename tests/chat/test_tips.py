@@ -4,26 +4,23 @@ from __future__ import annotations
 
 import itertools
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import func, select
 
 from bot.chat.tips import (
     FALLBACK_TOPICS,
     HISTORY_KEPT,
-    TIPS_JOB_ID,
     Tip,
     Tips,
     clean_tip_text,
-    in_quiet_hours,
-    schedule_tips,
 )
 from bot.chat.word_pool import WordPool
 from bot.runtime.clock import ManualClock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
 from bot.storage.chat import TipRecord
 from bot.storage.engine import Database
@@ -42,7 +39,7 @@ class Model:
         self.error: Exception | None = None
         self.prompts: list[tuple[str, str]] = []
 
-    async def __call__(self, system: str, user: str) -> str:
+    async def __call__(self, system: str, user: str, guild_id: int | None = None) -> str:
         self.prompts.append((system, user))
         if self.error is not None:
             raise self.error
@@ -251,31 +248,6 @@ def test_tip_text_is_cleaned_and_bounded() -> None:
     assert clean_tip_text(long) == "あ" * 200 + "。"
     assert clean_tip_text("う" * 500).endswith("…")
     assert len(clean_tip_text("う" * 500)) == 301
-
-
-async def test_the_tips_job_runs_every_interval_when_a_channel_is_set(
-    db: Database, clock: ManualClock
-) -> None:
-    settings = Settings(tips_channel_id=555, tips_interval_hours=6)
-    tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
-    scheduler = AsyncIOScheduler(timezone=UTC)
-    job = schedule_tips(scheduler, tips, Channel().post, settings)
-    assert job is not None
-    assert job.id == TIPS_JOB_ID
-    assert job.coalesce is True
-    assert job.misfire_grace_time == 600
-    start = datetime(2025, 11, 29, 12, 0, tzinfo=TOKYO)
-    first = job.trigger.get_next_fire_time(None, start)
-    second = job.trigger.get_next_fire_time(first, first + timedelta(seconds=1))
-    assert second - first == timedelta(hours=6)
-
-
-async def test_no_tips_job_without_a_channel(db: Database, clock: ManualClock) -> None:
-    settings = Settings()
-    tips = make_tips(db, clock, settings, WordPool(db.sessions, clock, settings), Model())
-    scheduler = AsyncIOScheduler(timezone=UTC)
-    assert schedule_tips(scheduler, tips, Channel().post, settings) is None
-    assert scheduler.get_jobs() == []
 
 
 async def test_each_server_keeps_its_own_tips_history_and_the_old_history_counts_everywhere(

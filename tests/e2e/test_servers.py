@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import pytest
 
 from bot.notes import NoteAuthor
 from bot.runtime.clock import ManualClock
+from bot.servers.posts import POSTS_JOB_ID
 from tests.e2e.harness import RunningBot, approval_card, custom_ids, running_bot
 from tests.fakes.discord_server import (
     ADMIN_ID,
@@ -42,7 +44,6 @@ MOCHI = "# 餅つき大会\n\n餅つき大会は十二月の第二土曜日に�
 OWN_RULES = (
     "# サーバールール\n\n## 禁止事項\n\nこのサーバーでは宣伝チャンネルでの宣伝は自由です。\n"
 )
-TIPS_JOB = "useless_tips"
 
 
 @asynccontextmanager
@@ -315,14 +316,23 @@ async def test_topics_and_tips_come_from_the_servers_own_members_only(
             await two_servers.send_user_message(SECOND_GENERAL_CHANNEL_ID, SORA_ID, "競馬の話")
         await _words_in_pool(otomo, GUILD_ID, "ラーメン")
         await _words_in_pool(otomo, SECOND_GUILD_ID, "競馬")
-        job = otomo.app.core.scheduler.get_job(TIPS_JOB)
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB_ID)
         assert job is not None
-        tip = await job.func(*job.args)
+        await job.func(*job.args)  # tips are seen on: their interval starts
+        clock.advance(timedelta(hours=6))
+        await job.func(*job.args)
         tip_request = llm.last_request
+        tips = [
+            m["content"]
+            for channel in (GENERAL_CHANNEL_ID, SECOND_GENERAL_CHANNEL_ID)
+            for m in two_servers.messages(channel)
+            if "どうでもいいTips" in m["content"]
+        ]
         chat_there = await _asked_prompt(otomo, "暇だなー", **SECOND)
         chat_here = await _asked_prompt(otomo, "暇だなー", **FIRST)
 
-    assert tip is not None and tip.topic == "ラーメン"
+    # TIPS_CHANNEL_ID is a channel of the first server: the second server gets no tip there.
+    assert [t.split("\n")[0] for t in tips] == ["💡 **どうでもいいTips**（ラーメン）"]
     assert "競馬" not in str(tip_request.messages)
     assert "「競馬」" in chat_there and "ラーメン" not in chat_there
     assert "「ラーメン」" in chat_here and "競馬" not in chat_here

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.runtime.clock import ManualClock
+from bot.servers.posts import POSTS_JOB_ID, run_quietly
 from tests.e2e.harness import RunningBot, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
@@ -30,8 +31,7 @@ from tests.fakes.open_meteo import DayWeather, FakeOpenMeteo
 pytestmark = pytest.mark.e2e
 
 TOKYO = ZoneInfo("Asia/Tokyo")
-DAILY_WEATHER_JOB = "daily_weather"
-TIPS_JOB = "useless_tips"
+POSTS_JOB = POSTS_JOB_ID
 
 
 def today_in_tokyo(clock: ManualClock) -> date:
@@ -59,6 +59,11 @@ def tool_results(request: ChatRequest) -> list[Json]:
 def system_prompt(request: ChatRequest) -> str:
     """The system message of a model request."""
     return str(request.messages[0]["content"])
+
+
+def bot_posts(fake: FakeDiscord, otomo: RunningBot, channel_id: int) -> list[Json]:
+    """The bot's messages in a channel."""
+    return [m for m in fake.messages(channel_id) if m["author"]["id"] == str(otomo.fake_bot_id)]
 
 
 def approval_buttons_ever_sent(fake: FakeDiscord) -> bool:
@@ -166,7 +171,7 @@ async def test_when_the_forecast_service_is_down_the_model_is_told_and_its_answe
 # -- the daily weather post ------------------------------------------------------------------
 
 
-async def test_the_daily_post_is_scheduled_at_the_notify_time_and_posts_tomorrows_embed(
+async def test_the_daily_post_is_made_at_the_notify_time_and_posts_tomorrows_embed(
     tmp_path: Path,
     fake: FakeDiscord,
     llm: ScriptedLLM,
@@ -177,17 +182,13 @@ async def test_the_daily_post_is_scheduled_at_the_notify_time_and_posts_tomorrow
         weather, WEATHER_NOTIFY_TIME="07:00", WEATHER_NOTIFY_CHANNEL_ID=RANDOM_CHANNEL_ID
     )
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock, **settings) as otomo:
-        job = otomo.app.core.scheduler.get_job(DAILY_WEATHER_JOB)
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
         assert job is not None
-        assert str(job.next_run_time.tzinfo) == "Asia/Tokyo"
-        assert (job.next_run_time.hour, job.next_run_time.minute) == (7, 0)
-        # A post missed while the bot was down is dropped after 30 minutes, not sent hours late.
-        assert job.misfire_grace_time == 30 * 60
-        # The clock says Sunday 20:00 in Tokyo: the next post is Monday 07:00 Tokyo time.
-        fires_at = job.trigger.get_next_fire_time(None, clock.now())
-        assert fires_at == datetime(2026, 11, 30, 7, 0, tzinfo=TOKYO)
+        # Sunday 20:00 in Tokyo: this morning's post is 13 hours late, not sent now.
+        await job.func(*job.args)
+        assert bot_posts(fake, otomo, RANDOM_CHANNEL_ID) == []
 
-        clock.set(fires_at)
+        clock.set(datetime(2026, 11, 30, 7, 0, tzinfo=TOKYO))
         weather.today = date(2026, 11, 30)
         weather.set_day(
             date(2026, 12, 1),
@@ -200,14 +201,10 @@ async def test_the_daily_post_is_scheduled_at_the_notify_time_and_posts_tomorrow
                 wind_max=3.0,
             ),
         )
-        report = await job.func(*job.args)
+        await job.func(*job.args)
+        await job.func(*job.args)
 
-        assert report is not None
-        [post] = [
-            m
-            for m in fake.messages(RANDOM_CHANNEL_ID)
-            if m["author"]["id"] == str(otomo.fake_bot_id)
-        ]
+        [post] = bot_posts(fake, otomo, RANDOM_CHANNEL_ID)
         [embed] = post["embeds"]
         assert embed["title"] == "🌧️ 明日 12月1日(火) 東京の天気"
         assert "降水確率: 午前 80% / 午後 70% / 夜 50%" in embed["description"]
@@ -218,12 +215,58 @@ async def test_the_daily_post_is_scheduled_at_the_notify_time_and_posts_tomorrow
         assert no_pings(post)
 
 
-async def test_nothing_is_scheduled_when_the_daily_post_and_tips_are_not_configured(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+@pytest.mark.parametrize(("down_until", "posted"), [((7, 25), True), ((8, 0), False)])
+async def test_after_a_restart_a_missed_daily_post_is_made_within_the_grace_only(
+    tmp_path: Path,
+    fake: FakeDiscord,
+    llm: ScriptedLLM,
+    weather: FakeOpenMeteo,
+    down_until: tuple[int, int],
+    posted: bool,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
-        assert otomo.app.core.scheduler.get_job(DAILY_WEATHER_JOB) is None
-        assert otomo.app.core.scheduler.get_job(TIPS_JOB) is None
+    caplog.set_level(logging.INFO, logger="bot.servers.posts")
+    settings = weather_settings(
+        weather,
+        WEATHER_NOTIFY_TIME="07:00",
+        WEATHER_NOTIFY_CHANNEL_ID=RANDOM_CHANNEL_ID,
+        WEATHER_NOTIFY_GRACE_MINUTES=30,
+    )
+    # Sunday's post was made; every process was down from before Monday 07:00 until now.
+    clock = ManualClock(datetime(2026, 11, 29, 7, 0, tzinfo=TOKYO))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock, **settings) as otomo:
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
+        assert job is not None
+        await job.func(*job.args)
+    before = len(fake.messages(RANDOM_CHANNEL_ID))
+    clock.set(datetime(2026, 11, 30, *down_until, tzinfo=TOKYO))
+    weather.today = date(2026, 11, 30)
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock, **settings) as otomo:
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
+        assert job is not None
+        # The first look, at start (the lease of the process stopped a moment ago is still
+        # held in the database: the test looks without waiting for it to run out).
+        await run_quietly(*job.args)
+        after = bot_posts(fake, otomo, RANDOM_CHANNEL_ID)
+
+    assert len(after) - before == (1 if posted else 0)
+    skipped = [r for r in caplog.records if "skipped: 60 minutes late" in r.getMessage()]
+    assert bool(skipped) is not posted
+
+
+async def test_nothing_is_posted_when_the_daily_post_and_tips_are_not_configured(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
+        assert job is not None
+        for hour in range(0, 24, 3):
+            clock.set(datetime(2026, 11, 30, hour, 0, tzinfo=TOKYO))
+            await job.func(*job.args)
+
+        assert bot_posts(fake, otomo, RANDOM_CHANNEL_ID) == []
+        assert bot_posts(fake, otomo, GENERAL_CHANNEL_ID) == []
+        assert llm.request_count == 0
 
 
 async def test_a_notify_channel_without_a_time_schedules_nothing_and_names_the_missing_setting(
@@ -232,8 +275,8 @@ async def test_a_notify_channel_without_a_time_schedules_nothing_and_names_the_m
     caplog.set_level(logging.WARNING, logger="bot.weather")
     async with running_bot(
         tmp_path, fake=fake, llm=llm, WEATHER_NOTIFY_CHANNEL_ID=RANDOM_CHANNEL_ID
-    ) as otomo:
-        assert otomo.app.core.scheduler.get_job(DAILY_WEATHER_JOB) is None
+    ):
+        pass
     assert any("WEATHER_NOTIFY_TIME is not set" in r.getMessage() for r in caplog.records)
 
 
@@ -250,10 +293,11 @@ async def test_a_daily_post_the_channel_refuses_is_logged_with_the_setting_to_ch
     )
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock, **settings) as otomo:
         fake.inject("POST", channel_id=RANDOM_CHANNEL_ID, status=403)
-        job = otomo.app.core.scheduler.get_job(DAILY_WEATHER_JOB)
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
         assert job is not None
+        clock.set(datetime(2026, 11, 30, 7, 0, tzinfo=TOKYO))
 
-        assert await job.func(*job.args) is None
+        await job.func(*job.args)
 
         assert otomo.app.bot.is_closed() is False
     [record] = [r for r in caplog.records if "daily weather not posted" in r.getMessage()]
@@ -371,9 +415,10 @@ async def test_tips_are_quiet_at_night_then_posted_on_pool_topics_without_repeat
         await fake.send_user_message(GENERAL_CHANNEL_ID, HANA_ID, "ラーメンが食べたい")
         await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, "キャンプに行きたい")
         await wait_for_topics(otomo, "ラーメン", "キャンプ")
-        job = otomo.app.core.scheduler.get_job(TIPS_JOB)
+        job = otomo.app.core.scheduler.get_job(POSTS_JOB)
         assert job is not None
-        assert job.trigger.interval == timedelta(hours=3)
+        # The first look sees tips on: the three-hour interval starts now (Sunday 20:00).
+        await job.func(*job.args)
 
         def tips_posted() -> list[Json]:
             return [
@@ -383,21 +428,21 @@ async def test_tips_are_quiet_at_night_then_posted_on_pool_topics_without_repeat
             ]
 
         clock.set(datetime(2026, 11, 30, 3, 0, tzinfo=TOKYO))
-        assert await job.func(*job.args) is None
+        await job.func(*job.args)
         assert tips_posted() == []
         assert llm.request_count == 0
 
         clock.set(datetime(2026, 11, 30, 12, 0, tzinfo=TOKYO))
-        first = await job.func(*job.args)
+        await job.func(*job.args)
         clock.advance(timedelta(hours=3))
-        second = await job.func(*job.args)
+        await job.func(*job.args)
 
-        assert first is not None and second is not None
-        assert {first.topic, second.topic} == {"ラーメン", "キャンプ"}
         posts = tips_posted()
+        topics = [p["content"].split("（")[1].split("）")[0] for p in posts]
+        assert sorted(topics) == sorted(["ラーメン", "キャンプ"])
         assert [p["content"] for p in posts] == [
-            f"💡 **どうでもいいTips**（{t.topic}）\n@everyone {t.topic}は、実は奥が深いそうです。"
-            for t in (first, second)
+            f"💡 **どうでもいいTips**（{t}）\n@everyone {t}は、実は奥が深いそうです。"
+            for t in topics
         ]
         assert all(no_pings(p) for p in posts)
         assert "どうでもいいTips" in system_prompt(llm.requests[0])

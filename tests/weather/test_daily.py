@@ -1,22 +1,19 @@
-"""The daily weather post: its content, its failures and its cron schedule."""
+"""The daily weather post: its content and its failures (its schedule: tests/servers)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.runtime.clock import ManualClock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.settings import Settings
 from bot.weather.daily import (
-    DAILY_WEATHER_JOB_ID,
     DailyWeatherJob,
     DailyWeatherReport,
     build_daily_report,
-    schedule_daily_weather,
 )
 from bot.weather.service import WeatherService
 from tests.fakes.open_meteo import DayWeather, FakeOpenMeteo
@@ -121,57 +118,3 @@ async def test_a_failed_post_is_logged_never_raised(
     record = next(r for r in caplog.records if "daily weather not posted" in r.getMessage())
     assert record.levelname == level
     assert hint in record.getMessage()
-
-
-async def test_the_job_fires_at_the_notify_time_in_the_bot_time_zone(
-    service: WeatherService, clock: ManualClock
-) -> None:
-    settings = Settings(
-        weather_notify_channel_id=123,
-        weather_notify_time=time(7, 30),
-        weather_notify_grace_minutes=20,
-        bot_timezone="Asia/Tokyo",
-    )
-    scheduler = AsyncIOScheduler(timezone=UTC)
-    job = schedule_daily_weather(scheduler, Channel().post, settings, clock, service)
-    assert job is not None
-    assert job.id == DAILY_WEATHER_JOB_ID
-    assert job.misfire_grace_time == 20 * 60
-    assert job.coalesce is True
-    # NOW is 12:00 in Tokyo, so the next post is tomorrow morning, Tokyo time.
-    next_fire = job.trigger.get_next_fire_time(None, NOW.astimezone(TOKYO))
-    assert next_fire == datetime(2025, 11, 30, 7, 30, tzinfo=TOKYO)
-    assert next_fire.astimezone(UTC) == datetime(2025, 11, 29, 22, 30, tzinfo=UTC)
-    following = job.trigger.get_next_fire_time(next_fire, next_fire + timedelta(seconds=1))
-    assert following - next_fire == timedelta(days=1)
-
-
-async def test_scheduling_again_replaces_the_job(
-    service: WeatherService, clock: ManualClock
-) -> None:
-    settings = Settings(weather_notify_channel_id=123, weather_notify_time=time(21, 0))
-    scheduler = AsyncIOScheduler(timezone=UTC)
-    scheduler.start(paused=True)
-    try:
-        schedule_daily_weather(scheduler, Channel().post, settings, clock, service)
-        schedule_daily_weather(scheduler, Channel().post, settings, clock, service)
-        assert [j.id for j in scheduler.get_jobs()] == [DAILY_WEATHER_JOB_ID]
-    finally:
-        scheduler.shutdown(wait=False)
-
-
-@pytest.mark.parametrize(
-    "values",
-    [
-        {},
-        {"weather_notify_channel_id": 123},
-        {"weather_notify_time": time(7, 0)},
-    ],
-)
-async def test_nothing_is_scheduled_unless_channel_and_time_are_set(
-    service: WeatherService, clock: ManualClock, values: dict[str, object]
-) -> None:
-    scheduler = AsyncIOScheduler(timezone=UTC)
-    settings = Settings.model_validate(values)
-    assert schedule_daily_weather(scheduler, Channel().post, settings, clock, service) is None
-    assert scheduler.get_jobs() == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -59,6 +60,10 @@ def _other_provider(provider: str | None) -> ColumnElement[bool]:
     return or_(ToolGrant.provider.is_(None), ToolGrant.provider != provider)
 
 
+# The tools a server runs without asking (its admins' list, else AUTO_APPROVE_TOOLS).
+AutoApproved = Callable[[int | None], frozenset[str]]
+
+
 def grant_place(guild_id: int | None) -> int:
     """tool_grants.guild_id of a grant made in guild_id (a DM is its own place)."""
     return DM_GRANTS if guild_id is None else guild_id
@@ -78,13 +83,16 @@ class ApprovalService:
         sessions: async_sessionmaker[AsyncSession],
         clock: Clock,
         timeout_seconds: float,
-        auto_approve: frozenset[str] = frozenset(),
+        auto_approve: frozenset[str] | AutoApproved = frozenset(),
         metrics: Metrics | None = None,
     ) -> None:
         self._sessions = sessions
         self._clock = clock
         self.timeout = timedelta(seconds=timeout_seconds)
-        self.auto_approve = auto_approve
+        # AUTO_APPROVE_TOOLS, or each server's own list (its admins' setting).
+        self._auto_approve: AutoApproved = (
+            (lambda _guild: auto_approve) if isinstance(auto_approve, frozenset) else auto_approve
+        )
         self._metrics = metrics
 
     async def create(self, new: NewApproval) -> ApprovalRequest:
@@ -387,6 +395,19 @@ class ApprovalService:
                 expired.append(row)
         return expired
 
+    def auto_approved(self, guild_id: int | None = None) -> frozenset[str]:
+        """The bot's own tools that run without asking in this server."""
+        return self._auto_approve(guild_id)
+
+    @property
+    def auto_approve(self) -> frozenset[str]:
+        """The tools that run without asking outside any server's own list."""
+        return self._auto_approve(None)
+
+    @auto_approve.setter
+    def auto_approve(self, names: frozenset[str]) -> None:
+        self._auto_approve = lambda _guild: names
+
     async def needs_asking(
         self,
         user_id: int,
@@ -397,9 +418,10 @@ class ApprovalService:
     ) -> tuple[bool, str]:
         """Whether to ask a person; the second item says why not ("policy" or "grant"). A
         grant counts only for the provider it was made for and in the server (or DMs) where
-        it was made; AUTO_APPROVE_TOOLS names the bot's own tools only (a tool from outside is
-        trusted through its source's own token)."""
-        if tool_name in self.auto_approve and provider is None:
+        it was made; the auto-approved tools (the server's list, else AUTO_APPROVE_TOOLS) are
+        the bot's own tools only (a tool from outside is trusted through its source's own
+        token)."""
+        if tool_name in self._auto_approve(guild_id) and provider is None:
             return False, "policy"
         async with self._sessions() as session:
             grant = await session.scalar(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -48,6 +49,12 @@ class Retention:
         self._clock = clock
         self.history_days = history_days
         self.llm_log_days = llm_log_days
+        # Other daily deletions that run with this pass (servers gone past their retention).
+        self._also: list[Callable[[], Awaitable[object]]] = []
+
+    def also(self, deletion: Callable[[], Awaitable[object]]) -> None:
+        """Run another deletion in every pass, after this one's."""
+        self._also.append(deletion)
 
     @classmethod
     def from_settings(
@@ -88,6 +95,8 @@ class Retention:
                     await session.execute(delete(LLMCall).where(LLMCall.started_at < cutoff))
                 )
         report = RetentionReport(messages, approvals, calls)
+        for deletion in self._also:
+            await deletion()
         if messages or approvals or calls:
             log.info(
                 "Retention deleted %d conversation messages, %d approval requests and %d model "

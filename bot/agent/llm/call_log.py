@@ -48,6 +48,9 @@ class CallTry:
     tokens_in: int = 0
     tokens_out: int = 0
     error: str | None = None
+    # Who the call was for: budgets and /otomo usage count per server and member.
+    guild_id: int | None = None
+    user_id: int | None = None
 
 
 class CallLog:
@@ -73,6 +76,8 @@ class CallLog:
             tokens_in=call.tokens_in or None,
             tokens_out=call.tokens_out or None,
             error=call.error,
+            guild_id=call.guild_id,
+            user_id=call.user_id,
             prompt=(
                 json.dumps(without_image_data(call.messages), ensure_ascii=False) if debug else None
             ),

@@ -19,14 +19,33 @@ from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.patience import Patience, round_timed_out
 from bot.agent.llm.provider import LLMFailure, failure_from_exception, import_litellm
 from bot.agent.tools.names import WireNames
+from bot.i18n import Text
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import UNAVAILABLE_KINDS, Metrics
 from bot.runtime.redaction import redact
+from bot.servers.budgets import Budgets, Spent
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
 
-__all__ = ["LLMClient", "LLMFailure", "TextChunk", "ToolCallName", "Turn", "Usage"]
+__all__ = [
+    "BudgetSpent",
+    "LLMClient",
+    "LLMFailure",
+    "Payer",
+    "TextChunk",
+    "ToolCallName",
+    "Turn",
+    "Usage",
+]
+
+
+class BudgetSpent(LLMFailure):
+    """A budget of the server or member is used up: no model call was made."""
+
+    def __init__(self, spent: Spent) -> None:
+        super().__init__("budget", Text(ja=spent.sentence("ja"), en=spent.sentence("en")))
+        self.spent = spent
 
 
 @dataclass
@@ -87,6 +106,17 @@ TIME_LIMIT = "time_limit"
 ModelSource = Callable[[int | None], Awaitable[str]]
 
 
+@dataclass(frozen=True)
+class Payer:
+    """Whom a model call is for: the server and member whose budgets it counts against."""
+
+    guild_id: int | None = None
+    user_id: int | None = None
+
+
+NOBODY = Payer()
+
+
 class LLMClient:
     """Calls the chosen model through litellm and logs every call."""
 
@@ -97,8 +127,10 @@ class LLMClient:
         clock: Clock,
         model_source: ModelSource | None = None,
         metrics: Metrics | None = None,
+        budgets: Budgets | None = None,
     ) -> None:
         self._settings = settings
+        self._budgets = budgets
         self._calls = CallLog(sessions, with_prompts=settings.llm_log_prompts)
         self._clock = clock
         self._model_source = model_source
@@ -149,6 +181,7 @@ class LLMClient:
         purpose: str = "agent",
         conversation_key: str | None = None,
         model: str | None = None,
+        payer: Payer = NOBODY,
     ) -> AsyncGenerator[StreamItem, None]:
         """Stream one model round: text chunks and tool-call names, then the whole Turn.
 
@@ -157,12 +190,13 @@ class LLMClient:
         before anything was streamed (see Patience).
         """
         model = model or await self.current_model()
+        await self._within_budget(payer)
         patience = Patience.start(self._settings)
         while True:
             streamed = False
             try:
                 async for item in self._try_stream(
-                    messages, tools, purpose, conversation_key, model, patience
+                    messages, tools, purpose, conversation_key, model, patience, payer
                 ):
                     streamed = streamed or not isinstance(item, Turn)
                     yield item
@@ -179,6 +213,7 @@ class LLMClient:
         conversation_key: str | None,
         model: str,
         patience: Patience,
+        payer: Payer,
     ) -> AsyncGenerator[StreamItem, None]:
         """One try of a streamed call, logged."""
         litellm = import_litellm()
@@ -269,7 +304,7 @@ class LLMClient:
             if response is not None:
                 await _close(response)
             await self._log(
-                model, purpose, conversation_key, started, t0, turn, error, messages, kind
+                model, purpose, conversation_key, started, t0, turn, error, messages, kind, payer
             )
         yield turn
 
@@ -280,14 +315,16 @@ class LLMClient:
         purpose: str,
         conversation_key: str | None = None,
         model: str | None = None,
+        payer: Payer = NOBODY,
     ) -> str:
         """One non-streamed text answer (summaries, tips), within one round's patience."""
-        model = model or await self.current_model()
+        model = model or await self.current_model(payer.guild_id)
+        await self._within_budget(payer)
         patience = Patience.start(self._settings)
         while True:
             try:
                 return await self._try_complete(
-                    messages, purpose, conversation_key, model, patience
+                    messages, purpose, conversation_key, model, patience, payer
                 )
             except LLMFailure as failure:
                 if not await patience.retry(failure):
@@ -300,6 +337,7 @@ class LLMClient:
         conversation_key: str | None,
         model: str,
         patience: Patience,
+        payer: Payer,
     ) -> str:
         litellm = import_litellm()
         started = self._clock.now()
@@ -330,8 +368,16 @@ class LLMClient:
             raise failure from exc
         finally:
             await self._log(
-                model, purpose, conversation_key, started, t0, turn, error, messages, kind
+                model, purpose, conversation_key, started, t0, turn, error, messages, kind, payer
             )
+
+    async def _within_budget(self, payer: Payer) -> None:
+        """Refuse the call (no request made) when the server's or member's budget is spent."""
+        if self._budgets is None or payer.guild_id is None:
+            return
+        spent = await self._budgets.spent(payer.guild_id, payer.user_id)
+        if spent is not None:
+            raise BudgetSpent(spent)
 
     def _failed(self, exc: Exception, model: str, purpose: str, error: str) -> LLMFailure:
         """The member's sentence; the operator's goes to the log, at ERROR when the model
@@ -355,6 +401,7 @@ class LLMClient:
         error: str | None,
         messages: list[dict[str, Any]],
         kind: str | None = None,
+        payer: Payer = NOBODY,
     ) -> None:
         if self._metrics is not None:
             self._metrics.model_call(
@@ -378,6 +425,8 @@ class LLMClient:
                 tokens_in=turn.usage.prompt_tokens,
                 tokens_out=turn.usage.completion_tokens,
                 error=error,
+                guild_id=payer.guild_id,
+                user_id=payer.user_id,
             )
         )
 

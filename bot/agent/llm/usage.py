@@ -47,11 +47,30 @@ class UsageReport:
     days: list[DayUsage]
     total: DayUsage
 
+    def table(self) -> str:
+        """A per-day table of calls, errors, tokens and latency, with the totals."""
+        rows = [
+            f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'tok out':>8} "
+            f"{'avg s':>6} {'p95 s':>6}"
+        ]
+        for day in [*self.days, self.total]:
+            label = "total" if day is self.total else day.day.strftime("%m-%d %a")
+            rows.append(
+                f"{label:<10} {day.calls:>5} {day.errors:>4} {day.tokens_in:>8} "
+                f"{day.tokens_out:>8} {day.mean_ms / 1000:>6.2f} {day.p95_ms / 1000:>6.2f}"
+            )
+        return "\n".join(rows)
+
 
 async def usage_by_day(
-    sessions: async_sessionmaker[AsyncSession], now: datetime, days: int, tz: ZoneInfo
+    sessions: async_sessionmaker[AsyncSession],
+    now: datetime,
+    days: int,
+    tz: ZoneInfo,
+    guild_id: int | None = None,
 ) -> UsageReport:
-    """The last `days` local days up to today, in time zone tz."""
+    """The last `days` local days up to today, in time zone tz: of one server, or of the whole
+    bot when guild_id is None."""
     today = now.astimezone(tz).date()
     first = today - timedelta(days=days - 1)
     start = datetime.combine(first, datetime.min.time(), tzinfo=tz)
@@ -65,7 +84,10 @@ async def usage_by_day(
                     LLMCall.tokens_out,
                     LLMCall.error,
                     LLMCall.purpose,
-                ).where(LLMCall.started_at >= start)
+                ).where(
+                    LLMCall.started_at >= start,
+                    *(() if guild_id is None else (LLMCall.guild_id == guild_id,)),
+                )
             )
         ).all()
     by_day: dict[date, DayUsage] = {}

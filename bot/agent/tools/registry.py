@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -11,6 +11,9 @@ from bot.agent.tools.names import wire_name
 from bot.agent.tools.tool import Tool
 
 log = logging.getLogger(__name__)
+
+# Whether a tool (by name) is switched on in a server (None: a DM or the console).
+SwitchedOn = Callable[[str, int | None], bool]
 
 # OpenAI refuses a request offering more tools than this.
 MAX_TOOLS_PER_REQUEST = 128
@@ -23,8 +26,10 @@ class ToolNameTaken(ValueError):
 class ToolRegistry:
     """The tools the agent may offer; registering a name again replaces the old tool."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool] = (), enabled: SwitchedOn | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        # Whether a server switched a tool off for itself (None: every tool is on everywhere).
+        self._enabled = enabled
         self._sent_as: dict[str, str] = {}  # name sent to the model → registered name
         self._left_out: frozenset[str] = frozenset()
         for item in tools:
@@ -79,7 +84,13 @@ class ToolRegistry:
             scoped = [n for n, t in self._tools.items() if handler in t.handlers]
             wanted += [n for n in scoped if n not in wanted]
         chosen = [self._tools[n] for n in wanted if n in self._tools]
-        return self._within_cap([t for t in chosen if t.available_in(guild_id)])
+        return self._within_cap([t for t in chosen if self._here(t, guild_id)])
+
+    def _here(self, found: Tool, guild_id: int | None) -> bool:
+        """Offered in guild_id: in its scope, and not switched off by that server."""
+        return found.available_in(guild_id) and (
+            self._enabled is None or self._enabled(found.name, guild_id)
+        )
 
     def _within_cap(self, tools: list[Tool]) -> list[Tool]:
         """At most MAX_TOOLS_PER_REQUEST: the bot's own tools first, then tools from outside by
@@ -107,7 +118,7 @@ class ToolRegistry:
     ) -> Tool | None:
         """The tool called name if this handler offers it in guild_id (checked where it runs)."""
         found = self._tools.get(name)
-        if found is None or not found.available_in(guild_id):
+        if found is None or not self._here(found, guild_id):
             return None
         return found if name in names or handler in found.handlers else None
 

@@ -25,10 +25,15 @@ from bot.members.preferences import UserPreferences
 from bot.runtime.metrics import Metrics
 from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
+from bot.servers.budgets import Budgets
+from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)
+
+# The member was told today that a budget is spent: later mentions only get this.
+BUDGET_REACTION = "🪫"
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,9 @@ class Staff:
     threads: Threads
     # Mentions, answers and their latency, for /metrics.
     metrics: Metrics = field(default_factory=Metrics)
+    # Each server's settings (where Otomo answers) and budgets; None: the environment's only.
+    servers: ServerDirectory | None = None
+    budgets: Budgets | None = None
 
     def renderer(
         self,
@@ -86,6 +94,8 @@ class Conversations:
     async def on_message(self, message: discord.Message) -> None:
         """Answer a message if it is for us (after the member's run here, if one is going);
         refuse with a sentence, or a reaction once said, when a limit is hit."""
+        if not self.answers_here(message):
+            return
         in_bot_thread = await self._in_bot_thread(message)
         verdict = self.gate.check(message, self._client.user, in_bot_thread=in_bot_thread)
         shard = message.guild.shard_id if message.guild else 0
@@ -102,6 +112,8 @@ class Conversations:
         self.staff.metrics.mention(shard)
         if self.staff.runs.closing:
             await reply_plain(message, answers.RESTARTING(self.language(verdict.text)))
+            return
+        if await self.over_budget(message):
             return
         # Registered now, in the order messages arrive, so a follow-up queues behind its run.
         run = self.staff.runs.start(message.author.id, message.channel.id, shared=in_bot_thread)
@@ -124,6 +136,34 @@ class Conversations:
             if not self.staff.health.noticed(exc):
                 log.exception("Could not tell whether channel %s is ours", message.channel.id)
             return False
+
+    def answers_here(self, message: discord.Message) -> bool:
+        """Whether the server's admins let Otomo answer in this channel (a thread follows its
+        parent channel, a channel its category); DMs are not a server's to decide."""
+        if message.guild is None or self.staff.servers is None:
+            return True
+        channel = message.channel
+        parent = getattr(channel, "parent_id", None)
+        category = getattr(channel, "category_id", None)
+        if category is None and isinstance(channel, discord.Thread) and channel.parent:
+            category = channel.parent.category_id
+        config = self.staff.servers.config(message.guild.id)
+        return config.answers_in(channel.id, parent, category)
+
+    async def over_budget(self, message: discord.Message) -> bool:
+        """When the server's or member's daily budget is spent: say so once a day (then only
+        react) and make no model call."""
+        budgets = self.staff.budgets
+        if budgets is None or message.guild is None:
+            return False
+        spent = await budgets.spent(message.guild.id, message.author.id)
+        if spent is None:
+            return False
+        if budgets.first_telling(message.guild.id, message.author.id, spent):
+            await reply_plain(message, spent.sentence(self.language(message.content)))
+        else:
+            await react(message, BUDGET_REACTION)
+        return True
 
     async def _answer(
         self, message: discord.Message, text: str, run: LiveRun, *, shared: bool = False

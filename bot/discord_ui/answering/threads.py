@@ -15,7 +15,7 @@ from typing import Literal
 import discord
 
 from bot.i18n import Language, answers
-from bot.settings import ServerChoices
+from bot.servers.directory import ServerDirectory
 from bot.storage.threads import BotThreads
 from bot.text.clip import clip
 
@@ -31,7 +31,7 @@ class Threads:
     """Opens the bot's threads and knows which threads are the bot's."""
 
     def __init__(
-        self, store: BotThreads, servers: ServerChoices, now: Callable[[], datetime]
+        self, store: BotThreads, servers: ServerDirectory, now: Callable[[], datetime]
     ) -> None:
         self.store = store
         self.servers = servers

@@ -22,6 +22,7 @@ from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import Language, language_of_locale, replies
 from bot.members.preferences import UserPreferences
+from bot.servers.budgets import Budgets, BudgetUse
 from bot.text.clip import clip
 
 if TYPE_CHECKING:
@@ -36,8 +37,11 @@ USAGE_MAX_DAYS = 31
 HERE = "here"
 EVERYWHERE = "everywhere"
 
-# The model's use per local day over the last days (the composition root binds the database).
-UsageSource = Callable[[datetime, int, ZoneInfo], Awaitable[UsageReport]]
+# The model's use per local day over the last days, of one server or (None) the whole bot (the
+# composition root binds the database).
+UsageSource = Callable[[datetime, int, ZoneInfo, int | None], Awaitable[UsageReport]]
+SERVER_SCOPE = "server"
+BOT_SCOPE = "bot"
 
 
 def _time(value: datetime | None, tz: tzinfo) -> str:
@@ -77,22 +81,37 @@ def describe_memory(
     return "\n".join(lines) + elsewhere
 
 
-def describe_usage(report: UsageReport, tz: tzinfo, language: Language = "ja") -> str:
-    """A per-day table of calls, errors, tokens and latency, with the totals."""
-    rows = [
-        f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'tok out':>8} "
-        f"{'avg s':>6} {'p95 s':>6}"
-    ]
-    for day in [*report.days, report.total]:
-        label = "total" if day is report.total else day.day.strftime("%m-%d %a")
-        rows.append(
-            f"{label:<10} {day.calls:>5} {day.errors:>4} {day.tokens_in:>8} {day.tokens_out:>8} "
-            f"{day.mean_ms / 1000:>6.2f} {day.p95_ms / 1000:>6.2f}"
+def describe_budgets(use: BudgetUse, language: Language = "ja") -> str:
+    """Today's tokens against the server's and the member's budgets."""
+
+    def line(label: str, used: int, limit: int) -> str:
+        left = BudgetUse.left(limit, used)
+        if left is None:
+            return replies.BUDGET_UNLIMITED(language, label=label, used=f"{used:,}")
+        return replies.BUDGET_LEFT(
+            language, label=label, used=f"{used:,}", limit=f"{limit:,}", left=f"{left:,}"
         )
+
+    reset = f"<t:{int(use.resets_at.timestamp())}:t>"
+    return "\n".join(
+        (
+            replies.BUDGET_TITLE(language, reset=reset),
+            line(replies.BUDGET_SERVER(language), use.server_used, use.server_limit),
+            line(replies.BUDGET_MEMBER(language), use.member_used, use.member_limit),
+        )
+    )
+
+
+def describe_usage(
+    report: UsageReport, tz: tzinfo, whole_bot: bool = True, language: Language = "ja"
+) -> str:
+    """The per-day table of calls, errors, tokens and latency, with the totals."""
     purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
     zone = getattr(tz, "key", str(tz))
-    title = replies.USAGE_TITLE(language, days=len(report.days), zone=zone)
-    table = "```\n" + "\n".join(rows) + "\n```"
+    title = (replies.USAGE_TITLE if whole_bot else replies.USAGE_TITLE_SERVER)(
+        language, days=len(report.days), zone=zone
+    )
+    table = "```\n" + report.table() + "\n```"
     return f"{title}\n{table}" + (
         replies.USAGE_PURPOSES(language, purposes=purposes) if purposes else ""
     )
@@ -109,8 +128,10 @@ class MemoryCommands(commands.Cog):
         preferences: UserPreferences,
         now: Callable[[], datetime],
         retention_days: int,
+        budgets: Budgets | None = None,
     ) -> None:
         self.bot = bot
+        self.budgets = budgets
         self.memory = memory
         self.usage_source = usage
         self.preferences = preferences
@@ -178,17 +199,36 @@ class MemoryCommands(commands.Cog):
         question = replies.FORGET_EVERYWHERE if everywhere else replies.FORGET_HERE
         await confirmation.ask(interaction, question(language))
 
-    @app_commands.describe(days="How many days")
+    @app_commands.describe(days="How many days", scope="This server or the whole bot")
+    @app_commands.choices(
+        scope=[
+            app_commands.Choice(name="This server", value=SERVER_SCOPE),
+            app_commands.Choice(name="Whole bot (owners)", value=BOT_SCOPE),
+        ]
+    )
     async def usage(
         self,
         interaction: discord.Interaction[Any],
         days: app_commands.Range[int, 1, USAGE_MAX_DAYS] = USAGE_DEFAULT_DAYS,
+        scope: str = SERVER_SCOPE,
     ) -> None:
-        """Model calls, tokens, errors and latency per day (admins)."""
-        if not self.bot.permissions.is_server_admin(actor_of_interaction(interaction)):
-            await say(interaction, replies.USAGE_REFUSAL(language_of_locale(interaction.locale)))
+        """Model calls, tokens, errors and latency per day: this server's (admins), or the
+        whole bot's (the bot's owners)."""
+        language = language_of_locale(interaction.locale)
+        actor = actor_of_interaction(interaction)
+        whole_bot = scope == BOT_SCOPE or interaction.guild_id is None
+        if whole_bot and not self.bot.permissions.is_bot_owner(actor):
+            await say(interaction, replies.USAGE_OWNERS_ONLY(language))
+            return
+        if not whole_bot and not self.bot.permissions.is_server_admin(actor):
+            await say(interaction, replies.USAGE_REFUSAL(language))
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         tz = await self.preferences.timezone(interaction.user.id)
-        report = await self.usage_source(self.now(), days, tz)
-        await say(interaction, describe_usage(report, tz, language_of_locale(interaction.locale)))
+        guild_id = None if whole_bot else interaction.guild_id
+        report = await self.usage_source(self.now(), days, tz, guild_id)
+        text = describe_usage(report, tz, whole_bot, language)
+        if guild_id is not None and self.budgets is not None:
+            use = await self.budgets.use(guild_id, interaction.user.id)
+            text += "\n" + describe_budgets(use, language)
+        await say(interaction, text)

@@ -13,7 +13,7 @@ from bot.i18n import LANGUAGES, Language, posts
 from bot.reminders.delivery.sender import ReminderDelivery
 from bot.reminders.times import ENGLISH_UNITS, duration_text
 from bot.runtime.send_failures import RetryableSendError
-from bot.settings import ServerChoices
+from bot.servers.directory import ServerDirectory
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,7 @@ def reminder_embed(delivery: ReminderDelivery, language: Language = "ja") -> dis
 class DiscordReminderSender:
     """Implements ReminderSender: posts in the origin channel, pinging only the requester."""
 
-    def __init__(self, client: discord.Client, servers: ServerChoices) -> None:
+    def __init__(self, client: discord.Client, servers: ServerDirectory) -> None:
         self.client = client
         self.servers = servers
 

@@ -139,7 +139,10 @@ SIGNALS: tuple[Cue, ...] = (
         regex=r"[?？](?!って)|かな(?![ー〜~]*って)|かしら|(何|なに)(の日|が|を|する|時)|"
         r"(か|かね|の|は|には|どう|どんな感じ|いる|いける|平気|大丈夫|べき|そう|っぽい|かも)\s*$|"
         # The west's and casual question endings: 寒いん, 降るん, 大丈夫やろか, 何時やっけ.
-        r"(るん|いん|やろか|やろ|じゃろ|っけ|かいな)\s*$|どうなって(る|ん)|どれ(く|ぐ)らい|どの(く|ぐ)らい|どんくらい|"
+        r"(るん|いん|やろか|やろ|じゃろ|っけ|かいな)\s*$|"
+        # 降るべか, 寒いっぺ, 晴れるけ, 降るかのう, 冷えるっちゃろか, 大丈夫かいね, 雨なんかな.
+        r"(べ|べか|べさ|っぺ|だべ|るけ|いけ|かや|かいね|かの|かのう|じゃろうか|やろうか|ちゃろ|ちゃろか|ちゃろうか|"
+        r"とや|んかな|んかね|んやろ|んじゃろ|んけ|かい|かと|けぇ)\s*$|かどうか|どうなって(る|ん)|どれ(く|ぐ)らい|どの(く|ぐ)らい|どんくらい|"
         r"^(will|is|are|do|does|did|should|can|could|any|hows|how's|gonna|would|whats|what's|what|has|have|"
         r"which|how|when|where|who|why)(?![a-z'])|(?<![a-z])(is|will)\s+it(?![a-z])|"
         r"(?<![a-z])or(?![a-z])",
@@ -147,9 +150,10 @@ SIGNALS: tuple[Cue, ...] = (
     cue(
         "request",
         REQUEST,
-        regex=r"[ぁ-ゖ一-龥]て(ね|ー|〜|よ|や|な|ーや|けろ|ちょ|たも)?\s*$|(とい|ておい|てて|とっ)て?|"
+        regex=r"[ぁ-ゖ一-龥]て(ね|ー|〜|よ|や|な|ーや|ーな|ぇ|けろ|ちょ|たも)?\s*$|(とい|ておい|てて|とっ)て?|"
         # Regional and casual request forms: 〜してくれへん？ 〜しといてや 〜してけろ 〜したって
-        r"て(くれ|ほしい|ください|くだしゃ|くらさ|ちょうだい|もらえ|けろ|けれ|ちょ|たも)|[うっ]たって|"
+        r"て(くれ|くん|ほしい|欲しい|ください|くだしゃ|くらさ|くだい|くだは|ちょうだい|ちょーだい|もらえ|もろて|もらって|けろ|けれ|けさい|"
+        r"ちょ|たも|おくれ|つかあさい|はいよ)|[うっ]たって|"
         r"ちょうだい|お願い|おねがい|よろしく|よろしゅう|よろ|頼む|たのむ|頼んだ|たのんだ|頼んます|たのんます|ぷりーず|"
         r"ほしい|(見|知り|確認し|消し|変え|止め)たい\s*$|せっと|(きゃんせる|取り消し|削除|中止|なし|すとっぷ)で\s*$|(?<![a-z])(please|pls|plz|can\s+you|could\s+you|can\s+u|can\s+i\s+(get|have)|"
         r"i\s+need|need\s+an?)(?![a-z])|"
@@ -177,12 +181,12 @@ SIGNALS: tuple[Cue, ...] = (
         r"(?<![a-z])(api|app|plugin|install|server|channel|rules?|role|mods?|announcements?|"
         r"nickname|command)(?![a-z])",
     ),
-    cue("when", WHEN, regex=r"何時|何曜|いつ(?!も)|^when(?![a-z])|what\s+time"),
+    cue("when", WHEN, regex=r"何時|何曜|(?<![あこそど])いつ(?!も)|^when(?![a-z])|what\s+time"),
     cue(
         "feeling",
         FEELING,
         regex=r"好き|嫌い|きらい|やだ|いやだ|最高(?!\s*(気温|何|は|って|で|も|の))|最悪|気持ちいい|きれい|綺麗|つらい|辛い|うれしい|嬉しい|"
-        r"すご(い|かった)|やばかった|かゆい|すぎ|溶け|って感じ|(ね|よね|(?<!か)なー|(?<!か)なぁ|わ|やつ|あるある)\s*$|[ー〜~]\s*$|"
+        r"すご(い|かった)|やばかった|かゆい|すぎ|溶け|って感じ|((?<!て)(?<!か)(?<!くれん)(?<!くれへん)ね|よね|(?<!か)なー|(?<!か)なぁ|わ|やつ|あるある)\s*$|[ー〜~]\s*$|"
         # A remark in the west's endings (〜やわ, 〜よな, 〜やん), a sigh, good weather as a reason.
         r"(よな|やな|やわ|やん|やんな|んよな|っしょ|ますように)\s*$|萎え|勘弁|しんど|かわい|可愛|かっこい|気分(下が|上が|悪|最悪)|てんしょん|あったかくして|暖かくして|無理(せん|しない)|"
         # Musing on one's own plans: 出かけよかな, 干そっと, 家おるし.
@@ -193,6 +197,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"kill\s+me|not\s+looking\s+forward|of\s+course|sad|unreal|the\s+worst|hope|sucks|dreading|"
         r"is\s+it\s+just\s+me|depressing|gloomy|miserable|awful|terrible|gorgeous|"
         r"can'?t\s+wait|tired\s+of|sick\s+of|so\s+over|i\s+keep|i\s+always|i\s+never|finally|at\s+last)(?![a-z])|"
+        r"のに(\s*$|[、,…]|まだ|全然|もう)|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|飽きた|うざ|めんど|面倒|"
         r"憂鬱|ゆううつ|うんざり|もう無理|泣きそう|やっと|ようやく|(草|笑|(?<![a-z])w+)\s*$|(来い|こい)\s*$|!!",
     ),
     cue(
@@ -226,7 +231,14 @@ SIGNALS: tuple[Cue, ...] = (
         PAST,
         regex=r"ちゃった|じゃった|しまった|(?<![a-z])(didn'?t|was|were|has been|have been|lately|"
         r"forgot|slept|broke|went|got|woke|burned|burnt|overslept|missed|snoozed|had|by\s+accident|"
-        r"accidentally|by\s+mistake)(?![a-z])",
+        r"accidentally|by\s+mistake)(?![a-z])|"
+        # What someone else does to me, told not asked: "my mom reminds me at 7", "the app keeps
+        # pinging me", "I set four alarms"; 母が起こしてくれるんよ, リマインドされても, かけたけど.
+        r"(?<![a-z])((reminds|wakes|calls|texts|pings|tells|nags|bugs|buzzes|nudges|alerts|notifies|"
+        r"rings|messages|yells\s+at|shouts\s+at)\s+me|(keeps|kept)\s+\w+ing\s+me|i\s+(set|ignore|ignored|"
+        r"snoozed|turned\s+off|usually|already\s+set))(?![a-z])|"
+        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら|てる)|てもらっても|てもろても|"
+        r"(?<!ん)た(けど|のに|けれど|んだけど|んやけど|けん|けぇ)",
         unless=QUESTION,
     ),
 )

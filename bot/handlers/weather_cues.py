@@ -79,6 +79,9 @@ WEATHER_CUES: tuple[Cue, ...] = (
         # Highs and lows, and the air: 最高何度, どこまで下がる, 真夏日, からっと, 乾燥する.
         r"最高|最低|(どこ|何度|\d+\s*度)まで|(下が|上が|超え)る|まいなす|真夏日|猛暑日|夏日|冬日|真冬日|"
         r"からっと|乾燥(する|し|気味)|"
+        # Regional and casual words for the air: ぬくい, しばれる, さぶい, あっつい, 寒か.
+        r"ぬく[いな]|しばれ|さぶ[いな]|さむっ|あっつ|あちい|あちぃ|さみい|さみぃ|(寒|暑)か(と|ね|ろ|\s*[?？])|"
+        r"降り(そう|出|だ)|ふりそう|"
         r"(?<![a-z])(the\s+(high|low)|highs|lows|below\s+(zero|freezing)|how\s+(low|warm|hot|high)\s+(does|will|is)|"
         r"hit\s+\d+|sticky|dry\s+air|air\s+.*dry|black\s+ice)(?![a-z])|"
         r"何度|"
@@ -95,7 +98,7 @@ WEATHER_CUES: tuple[Cue, ...] = (
         3,
         lemmas="着る",
         regex=r"服装|上着|こーと|じゃけっと|まふらー|手袋|だうん|半袖|長袖|かーでぃがん|せーたー|にっと|"
-        r"厚着|薄着|あうたー|ひーとてっく|帽子|日傘|れいんこーと|長靴|かっぱ|厚手|ぱーかー|羽織|じゃんぱー|"
+        r"厚着|薄着|毛布|あうたー|ひーとてっく|帽子|日傘|れいんこーと|長靴|かっぱ|厚手|ぱーかー|羽織|じゃんぱー|"
         r"着(て|れ|る|た(ら|ほう))|"
         r"日焼け止め|"
         r"(?<![a-z])(wear|jacket|coat|sweater|shorts|jeans|hoodie|gloves|scarf|boots|layers|"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER, route
+from bot.handlers.typos import correct
+from bot.text.analysis import normalize
 from tests.handlers.routing_corpus import (
     HELD_OUT,
     TOOL_HANDLERS,
@@ -258,3 +260,61 @@ def test_the_general_handler_never_takes_a_runner_up_since_it_offers_every_tool(
     asked = route("リマインダーって何個まで登録できるん？")
 
     assert (asked.handler, asked.also, asked.name) == (GENERAL, None, GENERAL)
+
+
+@pytest.mark.parametrize(
+    ("typed", "read_as"),
+    [
+        ("set a remider for 5pm", "set a reminder for 5pm"),
+        ("remnid me at 6", "remind me at 6"),
+        ("wether tmrw", "weather tmrw"),
+        ("明日6時にアラ－ムかけて", "明日6時にアラームかけて"),
+        ("5分後にタイマ", "5分後にタイマー"),
+        ("how many times", "how many times"),
+        ("rewind it", "rewind it"),
+        ("タイムを測って", "タイムを測って"),
+    ],
+)
+def test_a_cue_word_typed_one_edit_off_reads_as_the_cue_word_and_real_words_stay(
+    typed: str, read_as: str
+) -> None:
+    assert correct(normalize(typed)) == read_as
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明日の9時にあいつに電話するって教えてくれっか",
+        "20時にドラマ始まるけん知らせてくれんね",
+        "明日昼に歯医者さん行くって教えてたもれ",
+        "明日の12時に振込せんといけんけぇ教えてくれん？",
+        "1時間後にピン飛ばして",
+        "5分後にタイマー",
+    ],
+)
+def test_regional_request_forms_reach_the_reminder_handler(text: str) -> None:
+    assert route(text).handler == REMINDER
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["明日雨降るべか", "あした雪降るんけ", "明日ぬくいんかな", "今夜しばれるかい？", "寒かと？"],
+)
+def test_regional_weather_questions_reach_the_weather_handler(text: str) -> None:
+    assert route(text).handler == WEATHER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my mom reminds me every morning at 7 to eat breakfast lol",
+        "the app keeps reminding me to drink water at 3pm",
+        "tomorrow my alarm is gonna ring at 5 and I'm gonna cry",
+        "ugh don't remind me, exams start next week",
+        "毎朝7時に母さんが起こしてくれるんよ",
+        "明日リマインドされても多分無視するわ",
+        "明日のこと思い出させないで…",
+    ],
+)
+def test_reminders_told_about_or_waved_away_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT

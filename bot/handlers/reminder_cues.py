@@ -79,7 +79,7 @@ REMINDER_CUES: tuple[Cue, ...] = (
         "wake me",
         REMINDER,
         4,
-        regex=r"(起こ|おこ|起)して|もーにんぐこーる|morning\s+call|wake[\s-]*up\s+call|"
+        regex=r"(起こ|おこ|起)して|(起こ|おこ)した(って|げて)|もーにんぐこーる|morning\s+call|wake[\s-]*up\s+call|"
         r"(起き|おき)(れる|られる)ように|寝坊(しない|せん|せえへん)よう|(叩き|たたき)(起こ|おこ)|"
         # Asked, not told about: "wake me at 6", "can you wake me", not "mum calls to wake me up".
         r"(^|please\s+|pls\s+|can\s+(you|u)\s+|could\s+you\s+|,\s*|and\s+)"
@@ -148,7 +148,7 @@ REMINDER_CUES: tuple[Cue, ...] = (
         4,
         regex=r"(たいまー|あらーむ|りまいんど|りまいんだー|目覚まし).*(あと|残り|のこり|動いて|うごいて|入って|はいって|"
         r"登録され|せっとされ|何時に(せっと|して|なって)|止め|とめ|消し|けし|取り消|きゃんせる|ずらし|遅らせ|まだ|"
-        r"一覧|見せ|すぬーず)|(?<![a-z])snooze(?![a-z])|(私|俺|僕|うち|わたし|おれ|ぼく)の(たいまー|あらーむ|りまいんど|りまいんだー)|"
+        r"一覧|見せ|すぬーず|(鳴|な)る|鳴ら)|(?<![a-z])snooze(?![a-z])|(私|俺|僕|うち|わたし|おれ|ぼく)の(たいまー|あらーむ|りまいんど|りまいんだー)|"
         r"(?<![a-z])(my|the)\s+(\w+\s+)?(timer|alarm|reminders?)(?![a-z])|(left|still\s+running)\s+.*timer|"
         r"timer\s+.*(left|still\s+running)|did\s+you\s+set|my\s+next\s+reminder",
         needs_any=f"{QUESTION} {REQUEST}",

@@ -11,6 +11,7 @@ from bot.handlers.shapes import (
     CLOCK,
     DAY,
     PAST,
+    PLACE,
     QUESTION,
     REQUEST,
     SHORT,
@@ -43,6 +44,7 @@ _VERB_POS = {"動詞", "形容詞"}
 _ASKING_VERBS = {"頼む", "任せる"}
 # "大阪 気温", "weather in osaka": a bare noun phrase asks for the thing it names.
 _SHORT_WORDS, _SHORT_CHARS = 4, 24
+_PLACE_DETAIL = "固有名詞,地域"
 _LOANWORD_END = re.compile(r"[ァ-ヺ]{2}ー$")
 
 
@@ -125,6 +127,8 @@ def _read(text: str) -> _Reading:
             signals.add(item.target)
     if QUESTION not in signals and _ends_in_past(tokens):
         signals.add(PAST)
+    if any(t.pos_detail.startswith(_PLACE_DETAIL) for t in tokens):
+        signals.add(PLACE)
     if not any(t.pos in _VERB_POS for t in tokens):
         signals.add(VERBLESS)
     if len(folded.split()) <= _SHORT_WORDS and len(folded) <= _SHORT_CHARS:

@@ -27,6 +27,7 @@ REQUEST = "request"  # 〜して, 〜といて, お願い, よろ, please, "set 
 NOW = "now"  # today or now: with a weather noun, "temperature in tokyo right now" asks for it
 SHORT = "short"  # a few words: "大阪 気温", "weather in Osaka" (from the text's length)
 VERBLESS = "verbless"  # no Japanese verb or adjective at all: "タイマー5分" (from tokens)
+PLACE = "place"  # a place name: 札幌, 東京 (from tokens)
 TALK = "talk"  # talk about talking: 天気の話, enough about the weather, friendly reminder that…
 
 
@@ -170,7 +171,9 @@ SIGNALS: tuple[Cue, ...] = (
         r"windiest|sunniest|warmest)(?![a-z])|一番(暑|寒|雨|雪|降)|最も|how\s+come|違い|(?<![a-z])(difference|meaning)(?![a-z])|how\s+(do|does|did|can|to)(?![a-z])|(do|did)\s+you\s+remember|"
         r"remind\s+me\s+(what|how|who|where|why|which)(?![a-z])|"
         # How to do a household thing, how things differ, what the bot can do, a limit.
-        r"どうしたら|どうすれば|違う|ちがう|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
+        r"どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
+        r"(?<![a-z])(different\s+from|differ|versus|vs|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
+        r"hacks?)(?![a-z])|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
         r"(otomo|おとも|ぼっと)\S*(って|は|も)\S*(でき|くれ|られ|使え|わか|知って)(る|ます|ん)|"
         r"(?<![a-z])(can|does)\s+(otomo|the\s+bot|this\s+bot)(?![a-z])",
     ),
@@ -197,7 +200,9 @@ SIGNALS: tuple[Cue, ...] = (
         r"kill\s+me|not\s+looking\s+forward|of\s+course|sad|unreal|the\s+worst|hope|sucks|dreading|"
         r"is\s+it\s+just\s+me|depressing|gloomy|miserable|awful|terrible|gorgeous|"
         r"can'?t\s+wait|tired\s+of|sick\s+of|so\s+over|i\s+keep|i\s+always|i\s+never|finally|at\s+last)(?![a-z])|"
-        r"のに(\s*$|[、,…]|まだ|全然|もう)|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|飽きた|うざ|めんど|面倒|"
+        r"のに(\s*$|[、,…]|まだ|全然|もう)|死ぬ|しぬ|もうええ|もういい|わくわく|どきどき|いやや|嫌や|"
+        r"(?<![a-z])(do\s+you\s+(like|prefer|love|hate)|would\s+you\s+rather|(your|ur)\s+fav(ou?rite)?|prefer|"
+        r"guess\s+i'?(m|ll)|hot\s+take)(?![a-z])|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|飽きた|うざ|めんど|面倒|"
         r"憂鬱|ゆううつ|うんざり|もう無理|泣きそう|やっと|ようやく|(草|笑|(?<![a-z])w+)\s*$|(来い|こい)\s*$|!!",
     ),
     cue(
@@ -210,7 +215,7 @@ SIGNALS: tuple[Cue, ...] = (
     cue(
         "talk",
         TALK,
-        regex=r"(天気|雨|雪|梅雨)\s*(の|って)?\s*(話|はなし)|そっちは|そちらは|(雨|晴れ)(女|男)|派\s*[?？]?\s*$|(雨|雪|晴れ)の日(って|は|に|の)|"
+        regex=r"(天気|雨|雪|梅雨)\s*(の|って)?\s*(話|はなし)|(台風|梅雨|夏|冬|春|秋|猛暑|真夏|真冬)の(日|朝|夜|季節|時期)(って|は)|そっちは|そちらは|(雨|晴れ)(女|男)|派\s*[?？]?\s*$|(雨|雪|晴れ)の日(って|は|に|の)|"
         r"(?<![a-z])(rainy|snowy|sunny)\s+days?(?!\s+(tomorrow|today|this))|(天気|りまいんだー|りまいんど|たいまー|あらーむ)\s*(あぷり|app)|"
         r"(?<![a-z])(weather|reminders?|alarm|timer)\s+apps?|(?<![a-z])((talk|talking|enough)\s+about\s+(the\s+)?"
         r"(weather|rain|snow)|(friendly|just\s+a|quick)\s+reminder|reminder\s+that)|"

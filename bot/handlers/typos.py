@@ -19,6 +19,7 @@ _ENGLISH = (
     "reminder",
     "reminders",
     "alarm",
+    "timer",
     "weather",
     "forecast",
     "temperature",
@@ -41,6 +42,7 @@ _ENGLISH = (
 _KEEP = frozenset(
     {"rewind", "remand", "remains", "reminds", "rewinds", "alarms", "whether", "humor", "humio"}
     | {"raining", "training", "snowing", "freezing", "forecasts", "minute", "notice", "notion"}
+    | {"timers", "times", "timed", "tiger", "tamer", "timber", "tier", "timor", "liner", "toner"}
     | {"tonights", "pillow", "pollens", "weathers", "umbrellas", "reminded", "reminding"}
 )
 # Katakana cue words, folded to hiragana like the text.

@@ -12,12 +12,14 @@ from bot.handlers.shapes import (
     KNOWLEDGE,
     NOW,
     PAST,
+    PLACE,
     QUESTION,
     REQUEST,
     SHORT,
     TALK,
     TITLE,
     TOPICAL,
+    VERBLESS,
     Cue,
     cue,
 )
@@ -145,12 +147,22 @@ WEATHER_CUES: tuple[Cue, ...] = (
         needs_any=f"{NOW} {DAY} {CLOCK}",
         unless=f"{PAST} {FEELING} {TITLE} {KNOWLEDGE} {TOPICAL} {TALK}",
     ),
+    # "札幌 明日", "あしたの東京どんな感じ？": a place and a day, nothing else, asks the forecast.
+    cue(
+        "a place on a day",
+        WEATHER,
+        3,
+        regex=r"どう\s*[?？]?\s*$|どんな感じ|^\S+\s+\S+$",
+        needs=f"{PLACE} {VERBLESS}",
+        needs_any=f"{DAY} {NOW}",
+        unless=_AWAY_FROM_WEATHER,
+    ),
     cue(
         "will it dry",
         WEATHER,
         3,
         lemmas="乾く|干す|干せる",
-        regex=r"洗濯(?!機)|せんたく(?!き)|洗たく|布団|ふとん|しーつ|部屋干し|外干し|日和|生乾き|乾燥機|"
+        regex=r"洗濯(?!機)|せんたく(?!き)|洗たく|布団(干|ほ)|ふとん(干|ほ)|しーつ|部屋干し|外干し|日和|生乾き|乾燥機|"
         r"(?<![a-z])(laundry|dry|drying|hang|dryer)(?![a-z])",
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,

@@ -318,3 +318,40 @@ def test_regional_weather_questions_reach_the_weather_handler(text: str) -> None
 )
 def test_reminders_told_about_or_waved_away_stay_chat(text: str) -> None:
     assert route(text).handler == CHAT
+
+
+@pytest.mark.parametrize("text", ["札幌 明日", "あしたの東京どんな感じ？", "大阪は明日どう？"])
+def test_a_place_and_a_day_alone_ask_the_forecast(text: str) -> None:
+    assert route(text).handler == WEATHER
+
+
+@pytest.mark.parametrize("text", ["明日大阪でライブ", "東京駅ってどこ？", "京都また行きたいなー"])
+def test_a_place_in_a_plan_or_a_question_is_no_forecast_asked(text: str) -> None:
+    assert route(text).handler != WEATHER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "台風の日ってなんかワクワクせん？",
+        "do you like rain or snow better",
+        "what's your favourite kind of weather?",
+        "rain tomorrow? guess I'm staying in with games",
+        "明日も35度とか死ぬ",
+    ],
+)
+def test_opinions_and_complaints_about_the_weather_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "湿度って何パーセントが快適？",
+        "洗濯物を早く乾かすコツある？",
+        "how is a typhoon different from a hurricane",
+        "what's a good way to dry laundry indoors",
+    ],
+)
+def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: str) -> None:
+    assert route(text).handler == GENERAL

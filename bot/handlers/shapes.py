@@ -172,7 +172,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"remind\s+me\s+(what|how|who|where|why|which)(?![a-z])|"
         # How to do a household thing, how things differ, what the bot can do, a limit.
         r"どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
-        r"(?<![a-z])(different\s+from|differ|versus|vs|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
+        r"(?<![a-z])(different\s+from|differ|versus|vs|brands?|recommend|recommendations?|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
         r"hacks?)(?![a-z])|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
         r"(otomo|おとも|ぼっと)\S*(って|は|も)\S*(でき|くれ|られ|使え|わか|知って)(る|ます|ん)|"
         r"(?<![a-z])(can|does)\s+(otomo|the\s+bot|this\s+bot)(?![a-z])",
@@ -200,7 +200,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"kill\s+me|not\s+looking\s+forward|of\s+course|sad|unreal|the\s+worst|hope|sucks|dreading|"
         r"is\s+it\s+just\s+me|depressing|gloomy|miserable|awful|terrible|gorgeous|"
         r"can'?t\s+wait|tired\s+of|sick\s+of|so\s+over|i\s+keep|i\s+always|i\s+never|finally|at\s+last)(?![a-z])|"
-        r"のに(\s*$|[、,…]|まだ|全然|もう)|死ぬ|しぬ|もうええ|もういい|わくわく|どきどき|いやや|嫌や|"
+        r"(?P<onomatopoeia>[ぁ-ゖ])か(?P=onomatopoeia)か\s*$|のに(\s*$|[、,…]|まだ|全然|もう)|死ぬ|しぬ|もうええ|もういい|わくわく|どきどき|いやや|嫌や|"
         r"(?<![a-z])(do\s+you\s+(like|prefer|love|hate)|would\s+you\s+rather|(your|ur)\s+fav(ou?rite)?|prefer|"
         r"guess\s+i'?(m|ll)|hot\s+take)(?![a-z])|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|飽きた|うざ|めんど|面倒|"
         r"憂鬱|ゆううつ|うんざり|もう無理|泣きそう|やっと|ようやく|(草|笑|(?<![a-z])w+)\s*$|(来い|こい)\s*$|!!",

@@ -355,3 +355,19 @@ def test_opinions_and_complaints_about_the_weather_stay_chat(text: str) -> None:
 )
 def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: str) -> None:
     assert route(text).handler == GENERAL
+
+
+@pytest.mark.parametrize(
+    ("text", "handler"),
+    [
+        ("any chance of a thunderstorm this afternoon", WEATHER),
+        ("明日の朝の冷え込みどう？", WEATHER),
+        ("明日暖房いるかな", WEATHER),
+        ("今日自転車で帰れそう？", WEATHER),
+        ("さっきのアラーム何時やった？", REMINDER),
+        ("晴れてたから布団干したらふかふか", CHAT),
+        ("what's the best umbrella brand", GENERAL),
+    ],
+)
+def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:
+    assert route(text).handler == handler

@@ -242,7 +242,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"(?<![a-z])((reminds|wakes|calls|texts|pings|tells|nags|bugs|buzzes|nudges|alerts|notifies|"
         r"rings|messages|yells\s+at|shouts\s+at)\s+me|(keeps|kept)\s+\w+ing\s+me|i\s+(set|ignore|ignored|"
         r"snoozed|turned\s+off|usually|already\s+set))(?![a-z])|"
-        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら|てる)|てもらっても|てもろても|"
+        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら)|てもらっても|てもろても|"
         r"(?<!ん)た(けど|のに|けれど|んだけど|んやけど|けん|けぇ)",
         unless=QUESTION,
     ),

@@ -371,3 +371,27 @@ def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: st
 )
 def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:
     assert route(text).handler == handler
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明日の朝7時に起こしとくれやす",
+        "6時に起こせ",
+        "3時に会議って教えとくれ",
+        "明日9時に電話するって言うちょって",
+        "今セットされてるアラーム教えて",
+        "5分のタイマーもう終わった？",
+    ],
+)
+def test_the_tell_and_wake_verbs_reach_the_reminder_handler_in_any_request_ending(
+    text: str,
+) -> None:
+    assert route(text).handler == REMINDER
+
+
+@pytest.mark.parametrize(
+    "text", ["母さんに6時に起こせって言われた", "アラーム終わったと思ったらまた鳴った"]
+)
+def test_the_same_verbs_in_a_story_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT

@@ -22,7 +22,7 @@ TARGET = {"hit@1": 0.85, "hit@3": 0.97, "english hit@1": 0.80}
 # Held-out parts written before retrieval learned their kinds of questions, and measured below the
 # target (offline BM25) after it did: each is kept from falling below what it reached. A batch
 # written after a change (say 3-after) is held to the target.
-BELOW_TARGET = {"2-other-words": {"hit@1": 0.84, "hit@3": 0.92}}
+BELOW_TARGET = {"2-other-words": {"hit@3": 0.92}}
 HELD_OUT_BATCHES = [
     b for b in batches(QUESTIONS) if any(q.batch == b and q.held_out for q in QUESTIONS)
 ]

@@ -21,7 +21,7 @@ TARGET = 0.97
 # Held-out parts written before the router learned what they hold, and measured below the
 # target after it did: each is kept from falling below what it reached (see bench/routing.py).
 # A batch written after a change (say 3-after) is held to the target like every other part.
-BELOW_TARGET = {("2-variants", HELD_OUT): 0.89}
+BELOW_TARGET = {("2-variants", HELD_OUT): 0.93}
 PARTS = [
     pytest.param(batch, split, id=f"{batch}-{split}")
     for batch in batches(CORPUS)
@@ -53,8 +53,8 @@ def test_the_corpus_is_large_bilingual_near_a_third_traps_with_a_fifth_held_out(
 
 
 # Chat and questions a batch sends to a tool handler: at most 1 %, but for the held-out traps
-# of batch 2 (6 of 98 measured after the router learned its tuning part).
-CALM_SENT_TO_TOOLS = {"2-variants": 6}
+# of batch 2 (5 of 98 measured after the router learned its tuning part).
+CALM_SENT_TO_TOOLS = {"2-variants": 5}
 
 
 @pytest.mark.parametrize("batch", batches(CORPUS))

@@ -80,7 +80,15 @@ CHAT_CUES: tuple[Cue, ...] = (
         CHAT,
         6,
         regex=r"(don'?t|do\s+not|pls\s+don'?t|please\s+don'?t)\s+remind\s+me(?!\s+(to|at|in|on|every|tomorrow|"
-        r"tonight|later|before|after)(?![a-z]))|思い出させ(ないで|んといて|んで)|言わんといて|言わないで",
+        r"tonight|later|before|after)(?![a-z]))|remind\s+me\s+(to\s+)?never|思い出させ(ないで|んといて|んで)|言わんといて|言わないで",
+    ),
+    # "リマインド頼むの恥ずかしい", "set a reminder? nah I'll forget anyway": the asking as a topic.
+    cue(
+        "a remark on asking",
+        CHAT,
+        6,
+        regex=r"(頼む|たのむ|する|かける|入れる|使う)の(が|って|は)?(恥ずかし|はずかし|めんど|面倒|嫌|いや|怖|苦手|好き|嫌い)|"
+        r"(?<![a-z])(nah|nope|meh)(?![a-z]).*(forget|anyway|never|pointless)",
     ),
     cue("talk about a topic", CHAT, 2, needs=TALK),
     cue("a feeling", CHAT, 2, needs=FEELING),

@@ -85,7 +85,7 @@ REMINDER_CUES: tuple[Cue, ...] = (
         regex=r"(起こ|おこ|起)して|(起こ|おこ)した(って|げて)|(起こ|おこ)(し(と[いっく]|ちゃ[っりい]|ちょ)|せ(\s*$|よ|や))|もーにんぐこーる|morning\s+call|wake[\s-]*up\s+call|"
         r"(起き|おき)(れる|られる)ように|寝坊(しない|せん|せえへん)よう|(叩き|たたき)(起こ|おこ)|"
         # Asked, not told about: "wake me at 6", "can you wake me", not "mum calls to wake me up".
-        r"(^|please\s+|pls\s+|can\s+(you|u)\s+|could\s+you\s+|,\s*|and\s+)"
+        r"(^|please\s+|pls\s+|plz\s+|can\s+(you|u)\s+|could\s+you\s+|,\s*|and\s+)"
         r"(w[ak]{2}e\s+me|get\s+me\s+up|make\s+sure\s+i'?m\s+up|(don'?t|do\s+not)\s+let\s+me\s+oversleep)",
         needs_any=f"{CLOCK} {DAY}",
         unless=f"{PAST} {KNOWLEDGE} {TALK}",

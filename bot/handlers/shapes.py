@@ -171,7 +171,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"windiest|sunniest|warmest)(?![a-z])|一番(暑|寒|雨|雪|降)|最も|how\s+come|違い|(?<![a-z])(difference|meaning)(?![a-z])|how\s+(do|does|did|can|to)(?![a-z])|(do|did)\s+you\s+remember|"
         r"remind\s+me\s+(what|how|who|where|why|which)(?![a-z])|"
         # How to do a household thing, how things differ, what the bot can do, a limit.
-        r"どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
+        r"\d+\s*(%|ぱーせんと)\s*って|どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
         r"(?<![a-z])(different\s+from|differ|versus|vs|brands?|recommend|recommendations?|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
         r"hacks?)(?![a-z])|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
         r"(otomo|おとも|ぼっと)\S*(って|は|も)\S*(でき|くれ|られ|使え|わか|知って)(る|ます|ん)|"

@@ -311,6 +311,7 @@ def test_regional_weather_questions_reach_the_weather_handler(text: str) -> None
         "the app keeps reminding me to drink water at 3pm",
         "tomorrow my alarm is gonna ring at 5 and I'm gonna cry",
         "ugh don't remind me, exams start next week",
+        "remind me never to eat that again lmao",
         "毎朝7時に母さんが起こしてくれるんよ",
         "明日リマインドされても多分無視するわ",
         "明日のこと思い出させないで…",
@@ -378,6 +379,7 @@ def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler:
     [
         "明日の朝7時に起こしとくれやす",
         "6時に起こせ",
+        "plz wake me up at 7",
         "3時に会議って教えとくれ",
         "明日9時に電話するって言うちょって",
         "今セットされてるアラーム教えて",

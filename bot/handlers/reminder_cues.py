@@ -104,7 +104,7 @@ REMINDER_CUES: tuple[Cue, ...] = (
         4,
         regex=r"通知\s*(して|ちょうだい|おねがい|お願い|ほしい|ください|くれ|よろ)|お知らせ(して|ください|ちょうだい|ほしい|お願い)|一報|ぴんぐ|"
         r"(notify|alert|ping|nudge|poke|dm|mention|message|text|email|buzz)\s+me|shoot\s+me\s+a|a\s+nudge|send\s+me\s+a\s+notification|"
-        r"let\s+me\s+know|heads[\s-]*up|(ping|dm|めんしょん|ぴん)\s*(して|ちょうだい|ください|飛ばし|とばし|くれ)|"
+        r"(let\s+me|lemme)\s+know|heads[\s-]*up|(ping|dm|めんしょん|ぴん)\s*(して|ちょうだい|ください|飛ばし|とばし|くれ)|"
         # "Give me a shout at 5", "holler at me", "bug me", "ring me": a call that is a reminder.
         r"(?<![a-z])(give\s+me\s+a\s+(shout|buzz|call|ring)|(holler|shout|yell)\s+at\s+me|hit\s+me\s+up|"
         r"(bug|nag|call|ring)\s+me|drop\s+me\s+a\s+line|make\s+sure\s+i|time\s+me|count\s*down)(?![a-z])",

@@ -64,8 +64,9 @@ WEATHER_CUES: tuple[Cue, ...] = (
         WEATHER,
         3,
         words="あめ|雪|晴れ|曇り|くもり|台風|雷|花粉|湿度|風|豪雨|傘|かさ|rain|snow|sunny|humid|"
-        "windy|umbrella|typhoon|storm|outside|nice out|clear up|cloudy|overcast|drizzle|shower|"
-        "sunshine|pour|pouring|thunderstorm|rainstorm|snowstorm|downpour|折りたたみ|折り畳み|濡れ|ぬれ|wet|soaked",
+        "windy|umbrella|brolly|typhoon|storm|outside|nice out|clear up|cloudy|overcast|drizzle|"
+        "shower|sunshine|pour|pouring|thunderstorm|rainstorm|snowstorm|downpour|折りたたみ|折り畳み|"
+        "濡れ|ぬれ|wet|soaked",
         regex=r"(?<!梅)雨",  # 梅雨 is a season people ask about, not a forecast
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
@@ -85,10 +86,10 @@ WEATHER_CUES: tuple[Cue, ...] = (
         r"ぬく[いな]|しばれ|さぶ[いな]|さむっ|あっつ|あちい|あちぃ|さみい|さみぃ|(寒|暑)か(と|ね|ろ|\s*[?？])|"
         r"降り(そう|出|だ)|ふりそう|"
         r"(?<![a-z])(the\s+(high|low)|highs|lows|below\s+(zero|freezing)|how\s+(low|warm|hot|high)\s+(does|will|is)|"
-        r"hit\s+\d+|sticky|dry\s+air|air\s+.*dry|black\s+ice)(?![a-z])|"
+        r"hit\s+\d+|(will|is)\s+it\s+(be\s+)?(nice|lovely|pleasant|bad|nasty)|sticky|dry\s+air|air\s+.*dry|black\s+ice)(?![a-z])|"
         r"何度|"
         r"(?<![a-z])(hot|cold|chilly|nippy|mild|muggy|balmy|rainy|snowy|stormy|icy|warm|freezing|cool|"
-        r"fog|foggy|frost|hail|sleet|heat|heatwave|"
+        r"fog|foggy|frost|freeze|hail|sleet|heat|heatwave|"
         r"uv|pollen|thunder|lightning|blizzard|gusty|breezy|degrees|celsius)(?![a-z])",
         needs=QUESTION,
         needs_any=f"{NOW} {DAY} {CLOCK} {SHORT}",

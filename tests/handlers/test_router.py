@@ -368,6 +368,10 @@ def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: st
         ("さっきのアラーム何時やった？", REMINDER),
         ("晴れてたから布団干したらふかふか", CHAT),
         ("what's the best umbrella brand", GENERAL),
+        ("should I take a brolly today", WEATHER),
+        ("will it be nice tomorrow", WEATHER),
+        ("will it freeze overnight", WEATHER),
+        ("lemme know when it's 6", REMINDER),
     ],
 )
 def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:

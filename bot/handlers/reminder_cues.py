@@ -121,6 +121,16 @@ REMINDER_CUES: tuple[Cue, ...] = (
         needs_any=f"{CLOCK} {DAY}",
         unless=f"{PAST} {KNOWLEDGE} {WHEN}",
     ),
+    # Ending on the request itself at a clock time ("8時にイベントあるから教えて"): a reminder, even
+    # when the thing named is one of the server's own.
+    cue(
+        "ends asking to be told",
+        REMINDER,
+        1,
+        regex=r"(教え|おしえ|知らせ|しらせ|言っ|伝え|声かけ)(て|と[いっ]て)(ね|な|や|よ)?\s*[。!！]?\s*$",
+        needs=CLOCK,
+        unless=f"{PAST} {KNOWLEDGE} {WHEN}",
+    ),
     cue(
         "what to be told",
         REMINDER,

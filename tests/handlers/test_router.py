@@ -372,6 +372,7 @@ def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: st
         ("will it be nice tomorrow", WEATHER),
         ("will it freeze overnight", WEATHER),
         ("lemme know when it's 6", REMINDER),
+        ("今日の夜8時にゲームのイベントあるから教えて", REMINDER),
     ],
 )
 def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:

@@ -171,7 +171,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"windiest|sunniest|warmest)(?![a-z])|一番(暑|寒|雨|雪|降)|最も|how\s+come|違い|(?<![a-z])(difference|meaning)(?![a-z])|how\s+(do|does|did|can|to)(?![a-z])|(do|did)\s+you\s+remember|"
         r"remind\s+me\s+(what|how|who|where|why|which)(?![a-z])|"
         # How to do a household thing, how things differ, what the bot can do, a limit.
-        r"\d+\s*(%|ぱーせんと)\s*って|どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
+        r"\d+\s*(%|ぱーせんと)\s*って|(乾燥機|洗濯機)(で|に|って)|(洗っ|乾かし)ていい|どう決ま|番号|どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
         r"(?<![a-z])(different\s+from|differ|versus|vs|brands?|recommend|recommendations?|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
         r"hacks?)(?![a-z])|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
         r"(otomo|おとも|ぼっと)\S*(って|は|も)\S*(でき|くれ|られ|使え|わか|知って)(る|ます|ん)|"
@@ -193,7 +193,7 @@ SIGNALS: tuple[Cue, ...] = (
         # A remark in the west's endings (〜やわ, 〜よな, 〜やん), a sigh, good weather as a reason.
         r"(よな|やな|やわ|やん|やんな|んよな|っしょ|ますように)\s*$|萎え|勘弁|しんど|かわい|可愛|かっこい|気分(下が|上が|悪|最悪)|てんしょん|あったかくして|暖かくして|無理(せん|しない)|"
         # Musing on one's own plans: 出かけよかな, 干そっと, 家おるし.
-        r"[よころ]う?かな\s*$|[よこそろ]っと\s*$|[るいだやた]し\s*$|だる[いっ]|だりぃ|気を(つけ|付け)|(せな|しな|なきゃ|ないと|なあ)(あかん|いけない|だめ)\s*$|夏ばて|(天気|てんき)(が)?(いい|良い|ええ|悪い|わるい)し|"
+        r"[よころ]う?かな\s*$|[おこそとのほもろごぞどぼぽ]うかな\s*$|[よこそろ]っと\s*$|[るいだやた]し\s*$|だる[いっ]|だりぃ|気を(つけ|付け)|(せな|しな|なきゃ|ないと|なあ)(あかん|いけない|だめ)\s*$|夏ばて|(天気|てんき)(が)?(いい|良い|ええ|悪い|わるい)し|"
         r"(晴れ|明け|止ん|やん|降らない|涼しくなっ|暖かくなっ|あったかくなっ|来ないで|こないで)[てで]?(ほしい|欲しい)|"
         r"(晴れ|降らない)と(いい|ええ)な|"
         r"(?<![a-z])(ugh|love|hate|can'?t\s+stand|yay|lol|lmao|haha|so\s+(hot|cold|weird|nice|good|bad|pretty)|"
@@ -202,7 +202,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"can'?t\s+wait|tired\s+of|sick\s+of|so\s+over|i\s+keep|i\s+always|i\s+never|finally|at\s+last)(?![a-z])|"
         r"(?P<onomatopoeia>[ぁ-ゖ])か(?P=onomatopoeia)か\s*$|のに(\s*$|[、,…]|まだ|全然|もう)|死ぬ|しぬ|もうええ|もういい|わくわく|どきどき|いやや|嫌や|"
         r"(?<![a-z])(do\s+you\s+(like|prefer|love|hate)|would\s+you\s+rather|(your|ur)\s+fav(ou?rite)?|prefer|"
-        r"guess\s+i'?(m|ll)|hot\s+take)(?![a-z])|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|飽きた|うざ|めんど|面倒|"
+        r"guess\s+i'?(m|ll)|hot\s+take)(?![a-z])|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|ありえへん|ありえん|あり得へん|飽きた|うざ|めんど|面倒|"
         r"憂鬱|ゆううつ|うんざり|もう無理|泣きそう|やっと|ようやく|(草|笑|(?<![a-z])w+)\s*$|(来い|こい)\s*$|!!",
     ),
     cue(
@@ -242,7 +242,7 @@ SIGNALS: tuple[Cue, ...] = (
         r"(?<![a-z])((reminds|wakes|calls|texts|pings|tells|nags|bugs|buzzes|nudges|alerts|notifies|"
         r"rings|messages|yells\s+at|shouts\s+at)\s+me|(keeps|kept)\s+\w+ing\s+me|i\s+(set|ignore|ignored|"
         r"snoozed|turned\s+off|usually|already\s+set))(?![a-z])|"
-        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら)|てもらっても|てもろても|"
+        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら)|って\S{0,4}(言|い|思|おも)って(る|た)|てもらっても|てもろても|"
         r"(?<!ん)た(けど|のに|けれど|んだけど|んやけど|けん|けぇ)",
         unless=QUESTION,
     ),

@@ -53,7 +53,7 @@ WEATHER_CUES: tuple[Cue, ...] = (
         "weather noun",
         WEATHER,
         4,
-        words="天気|てんき|天候|予報|よほう|気温|降水|空模様|そらもよう|weather|wether|weathr|forecast|"
+        words="天気|てんき|天候|予報|よほう|気温|降水|注意報|警報|空模様|そらもよう|weather|wether|weathr|forecast|"
         "temperature|chance of rain|chance of snow|precipitation",
         regex=r"(?<![a-z])temps?(?![a-z])",
         needs_any=f"{QUESTION} {REQUEST} {SHORT} {NOW} {DAY}",

@@ -53,8 +53,8 @@ def test_the_corpus_is_large_bilingual_near_a_third_traps_with_a_fifth_held_out(
 
 
 # Chat and questions a batch sends to a tool handler: at most 1 %, but for the held-out traps
-# of batch 2 (5 of 98 measured after the router learned its tuning part).
-CALM_SENT_TO_TOOLS = {"2-variants": 5}
+# of batch 2 (4 of 98 measured after the router learned its tuning part).
+CALM_SENT_TO_TOOLS = {"2-variants": 4}
 
 
 @pytest.mark.parametrize("batch", batches(CORPUS))
@@ -373,6 +373,12 @@ def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: st
         ("will it freeze overnight", WEATHER),
         ("lemme know when it's 6", REMINDER),
         ("今日の夜8時にゲームのイベントあるから教えて", REMINDER),
+        ("明日晴れたら布団干そうかな", CHAT),
+        ("梅雨明けまだかなーって毎日言ってる", CHAT),
+        ("明日台風やのに出勤とかありえへん", CHAT),
+        ("乾燥機でダウン乾かしていい？", GENERAL),
+        ("台風の番号ってどう決まる？", GENERAL),
+        ("今日って乾燥注意報出てる？", WEATHER),
     ],
 )
 def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:

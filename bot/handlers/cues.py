@@ -65,6 +65,31 @@ CHAT_CUES: tuple[Cue, ...] = (
         regex=r"りまいんど|りまいんだー|あらーむ|たいまー|目覚まし",
         unless=f"{REQUEST} {CLOCK} {DAY} {QUESTION} {VERBLESS}",
     ),
+    # "my alarm is set for 4:30, pray for me", "reminders are useless": one's reminders as a topic.
+    cue(
+        "a statement on reminders",
+        CHAT,
+        6,
+        regex=r"(?<![a-z])(reminders?|alarms?|timers?)\s+(are|is|was|were|went|goes|keeps?|kept|will|"
+        r"won'?t|didn'?t|never|always|suck|sucks|rang|rings|ring|go\s+off)(?![a-z])",
+        unless=f"{REQUEST} {QUESTION}",
+    ),
+    # "ugh don't remind me", 思い出させないで: a subject to drop, not a reminder to set.
+    cue(
+        "don't bring it up",
+        CHAT,
+        6,
+        regex=r"(don'?t|do\s+not|pls\s+don'?t|please\s+don'?t)\s+remind\s+me(?!\s+(to|at|in|on|every|tomorrow|"
+        r"tonight|later|before|after)(?![a-z]))|remind\s+me\s+(to\s+)?never|思い出させ(ないで|んといて|んで)|言わんといて|言わないで",
+    ),
+    # "リマインド頼むの恥ずかしい", "set a reminder? nah I'll forget anyway": the asking as a topic.
+    cue(
+        "a remark on asking",
+        CHAT,
+        6,
+        regex=r"(頼む|たのむ|する|かける|入れる|使う)の(が|って|は)?(恥ずかし|はずかし|めんど|面倒|嫌|いや|怖|苦手|好き|嫌い)|"
+        r"(?<![a-z])(nah|nope|meh)(?![a-z]).*(forget|anyway|never|pointless)",
+    ),
     cue("talk about a topic", CHAT, 2, needs=TALK),
     cue("a feeling", CHAT, 2, needs=FEELING),
     cue("a film or song", CHAT, 2, needs=TITLE, unless=f"{KNOWLEDGE} {TOPICAL}"),

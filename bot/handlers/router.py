@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -10,6 +11,7 @@ from bot.handlers.shapes import (
     CLOCK,
     DAY,
     PAST,
+    PLACE,
     QUESTION,
     REQUEST,
     SHORT,
@@ -17,6 +19,7 @@ from bot.handlers.shapes import (
     VERBLESS,
     Cue,
 )
+from bot.handlers.typos import correct
 from bot.text.analysis import Token, katakana_to_hiragana, normalize, tokenize
 
 __all__ = [
@@ -41,6 +44,8 @@ _VERB_POS = {"動詞", "形容詞"}
 _ASKING_VERBS = {"頼む", "任せる"}
 # "大阪 気温", "weather in osaka": a bare noun phrase asks for the thing it names.
 _SHORT_WORDS, _SHORT_CHARS = 4, 24
+_PLACE_DETAIL = "固有名詞,地域"
+_LOANWORD_END = re.compile(r"[ァ-ヺ]{2}ー$")
 
 
 def handler_key(handler: str, also: str | None = None) -> str:
@@ -104,17 +109,26 @@ def _applies(item: Cue, reading: _Reading, signals: frozenset[str]) -> bool:
     )
 
 
+def _ends_in_loanword(text: str) -> bool:
+    return _LOANWORD_END.search(text.strip()) is not None
+
+
 def _read(text: str) -> _Reading:
-    folded = katakana_to_hiragana(normalize(text)).strip()
-    tokens = tokenize(text)
+    corrected = correct(normalize(text))
+    folded = katakana_to_hiragana(corrected).strip()
+    tokens = tokenize(corrected)
     lemmas = frozenset(katakana_to_hiragana(t.base) for t in tokens)
-    reading = _Reading(folded, lemmas, frozenset())
+    # A long vowel ending a katakana word (タイマー) is no drawn-out remark (暑いー).
+    shape = folded[:-1] if _ends_in_loanword(corrected) else folded
+    reading = _Reading(shape, lemmas, frozenset())
     signals: set[str] = set()
     for item in SIGNALS:
         if _applies(item, reading, frozenset(signals)):
             signals.add(item.target)
     if QUESTION not in signals and _ends_in_past(tokens):
         signals.add(PAST)
+    if any(t.pos_detail.startswith(_PLACE_DETAIL) for t in tokens):
+        signals.add(PLACE)
     if not any(t.pos in _VERB_POS for t in tokens):
         signals.add(VERBLESS)
     if len(folded.split()) <= _SHORT_WORDS and len(folded) <= _SHORT_CHARS:

@@ -27,6 +27,7 @@ REQUEST = "request"  # 〜して, 〜といて, お願い, よろ, please, "set 
 NOW = "now"  # today or now: with a weather noun, "temperature in tokyo right now" asks for it
 SHORT = "short"  # a few words: "大阪 気温", "weather in Osaka" (from the text's length)
 VERBLESS = "verbless"  # no Japanese verb or adjective at all: "タイマー5分" (from tokens)
+PLACE = "place"  # a place name: 札幌, 東京 (from tokens)
 TALK = "talk"  # talk about talking: 天気の話, enough about the weather, friendly reminder that…
 
 
@@ -139,7 +140,10 @@ SIGNALS: tuple[Cue, ...] = (
         regex=r"[?？](?!って)|かな(?![ー〜~]*って)|かしら|(何|なに)(の日|が|を|する|時)|"
         r"(か|かね|の|は|には|どう|どんな感じ|いる|いける|平気|大丈夫|べき|そう|っぽい|かも)\s*$|"
         # The west's and casual question endings: 寒いん, 降るん, 大丈夫やろか, 何時やっけ.
-        r"(るん|いん|やろか|やろ|じゃろ|っけ|かいな)\s*$|どうなって(る|ん)|どれ(く|ぐ)らい|どの(く|ぐ)らい|どんくらい|"
+        r"(るん|いん|やろか|やろ|じゃろ|っけ|かいな)\s*$|"
+        # 降るべか, 寒いっぺ, 晴れるけ, 降るかのう, 冷えるっちゃろか, 大丈夫かいね, 雨なんかな.
+        r"(べ|べか|べさ|っぺ|だべ|るけ|いけ|かや|かいね|かの|かのう|じゃろうか|やろうか|ちゃろ|ちゃろか|ちゃろうか|"
+        r"とや|んかな|んかね|んやろ|んじゃろ|んけ|かい|かと|けぇ)\s*$|かどうか|どうなって(る|ん)|どれ(く|ぐ)らい|どの(く|ぐ)らい|どんくらい|"
         r"^(will|is|are|do|does|did|should|can|could|any|hows|how's|gonna|would|whats|what's|what|has|have|"
         r"which|how|when|where|who|why)(?![a-z'])|(?<![a-z])(is|will)\s+it(?![a-z])|"
         r"(?<![a-z])or(?![a-z])",
@@ -147,9 +151,10 @@ SIGNALS: tuple[Cue, ...] = (
     cue(
         "request",
         REQUEST,
-        regex=r"[ぁ-ゖ一-龥]て(ね|ー|〜|よ|や|な|ーや|けろ|ちょ|たも)?\s*$|(とい|ておい|てて|とっ)て?|"
+        regex=r"[ぁ-ゖ一-龥]て(ね|ー|〜|よ|や|な|ーや|ーな|ぇ|けろ|ちょ|たも)?\s*$|(とい|ておい|てて|とっ)て?|"
         # Regional and casual request forms: 〜してくれへん？ 〜しといてや 〜してけろ 〜したって
-        r"て(くれ|ほしい|ください|くだしゃ|くらさ|ちょうだい|もらえ|けろ|けれ|ちょ|たも)|[うっ]たって|"
+        r"て(くれ|くん|ほしい|欲しい|ください|くだしゃ|くらさ|くだい|くだは|ちょうだい|ちょーだい|もらえ|もろて|もらって|けろ|けれ|けさい|"
+        r"ちょ|たも|おくれ|つかあさい|はいよ)|[うっ]たって|"
         r"ちょうだい|お願い|おねがい|よろしく|よろしゅう|よろ|頼む|たのむ|頼んだ|たのんだ|頼んます|たのんます|ぷりーず|"
         r"ほしい|(見|知り|確認し|消し|変え|止め)たい\s*$|せっと|(きゃんせる|取り消し|削除|中止|なし|すとっぷ)で\s*$|(?<![a-z])(please|pls|plz|can\s+you|could\s+you|can\s+u|can\s+i\s+(get|have)|"
         r"i\s+need|need\s+an?)(?![a-z])|"
@@ -166,7 +171,9 @@ SIGNALS: tuple[Cue, ...] = (
         r"windiest|sunniest|warmest)(?![a-z])|一番(暑|寒|雨|雪|降)|最も|how\s+come|違い|(?<![a-z])(difference|meaning)(?![a-z])|how\s+(do|does|did|can|to)(?![a-z])|(do|did)\s+you\s+remember|"
         r"remind\s+me\s+(what|how|who|where|why|which)(?![a-z])|"
         # How to do a household thing, how things differ, what the bot can do, a limit.
-        r"どうしたら|どうすれば|違う|ちがう|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
+        r"\d+\s*(%|ぱーせんと)\s*って|(乾燥機|洗濯機)(で|に|って)|(洗っ|乾かし)ていい|どう決ま|番号|どうしたら|どうすれば|違う|ちがう|こつ|快適|目安|理想|適温|裏技|くりーにんぐ|手入れ|"
+        r"(?<![a-z])(different\s+from|differ|versus|vs|brands?|recommend|recommendations?|(good|best|fastest|quickest)\s+way\s+to|tips?\s+(for|on)|"
+        r"hacks?)(?![a-z])|洗え(る|ます)|洗い方|たたみ方|畳み方|(何|なん)(個|件|回)まで|いくつまで|上限|"
         r"(otomo|おとも|ぼっと)\S*(って|は|も)\S*(でき|くれ|られ|使え|わか|知って)(る|ます|ん)|"
         r"(?<![a-z])(can|does)\s+(otomo|the\s+bot|this\s+bot)(?![a-z])",
     ),
@@ -177,22 +184,25 @@ SIGNALS: tuple[Cue, ...] = (
         r"(?<![a-z])(api|app|plugin|install|server|channel|rules?|role|mods?|announcements?|"
         r"nickname|command)(?![a-z])",
     ),
-    cue("when", WHEN, regex=r"何時|何曜|いつ(?!も)|^when(?![a-z])|what\s+time"),
+    cue("when", WHEN, regex=r"何時|何曜|(?<![あこそど])いつ(?!も)|^when(?![a-z])|what\s+time"),
     cue(
         "feeling",
         FEELING,
         regex=r"好き|嫌い|きらい|やだ|いやだ|最高(?!\s*(気温|何|は|って|で|も|の))|最悪|気持ちいい|きれい|綺麗|つらい|辛い|うれしい|嬉しい|"
-        r"すご(い|かった)|やばかった|かゆい|すぎ|溶け|って感じ|(ね|よね|(?<!か)なー|(?<!か)なぁ|わ|やつ|あるある)\s*$|[ー〜~]\s*$|"
+        r"すご(い|かった)|やばかった|かゆい|すぎ|溶け|って感じ|((?<!て)(?<!か)(?<!くれん)(?<!くれへん)ね|よね|(?<!か)なー|(?<!か)なぁ|わ|やつ|あるある)\s*$|[ー〜~]\s*$|"
         # A remark in the west's endings (〜やわ, 〜よな, 〜やん), a sigh, good weather as a reason.
         r"(よな|やな|やわ|やん|やんな|んよな|っしょ|ますように)\s*$|萎え|勘弁|しんど|かわい|可愛|かっこい|気分(下が|上が|悪|最悪)|てんしょん|あったかくして|暖かくして|無理(せん|しない)|"
         # Musing on one's own plans: 出かけよかな, 干そっと, 家おるし.
-        r"[よころ]う?かな\s*$|[よこそろ]っと\s*$|[るいだやた]し\s*$|だる[いっ]|だりぃ|気を(つけ|付け)|(せな|しな|なきゃ|ないと|なあ)(あかん|いけない|だめ)\s*$|夏ばて|(天気|てんき)(が)?(いい|良い|ええ|悪い|わるい)し|"
+        r"[よころ]う?かな\s*$|[おこそとのほもろごぞどぼぽ]うかな\s*$|[よこそろ]っと\s*$|[るいだやた]し\s*$|だる[いっ]|だりぃ|気を(つけ|付け)|(せな|しな|なきゃ|ないと|なあ)(あかん|いけない|だめ)\s*$|夏ばて|(天気|てんき)(が)?(いい|良い|ええ|悪い|わるい)し|"
         r"(晴れ|明け|止ん|やん|降らない|涼しくなっ|暖かくなっ|あったかくなっ|来ないで|こないで)[てで]?(ほしい|欲しい)|"
         r"(晴れ|降らない)と(いい|ええ)な|"
         r"(?<![a-z])(ugh|love|hate|can'?t\s+stand|yay|lol|lmao|haha|so\s+(hot|cold|weird|nice|good|bad|pretty)|"
         r"kill\s+me|not\s+looking\s+forward|of\s+course|sad|unreal|the\s+worst|hope|sucks|dreading|"
         r"is\s+it\s+just\s+me|depressing|gloomy|miserable|awful|terrible|gorgeous|"
         r"can'?t\s+wait|tired\s+of|sick\s+of|so\s+over|i\s+keep|i\s+always|i\s+never|finally|at\s+last)(?![a-z])|"
+        r"(?P<onomatopoeia>[ぁ-ゖ])か(?P=onomatopoeia)か\s*$|のに(\s*$|[、,…]|まだ|全然|もう)|死ぬ|しぬ|もうええ|もういい|わくわく|どきどき|いやや|嫌や|"
+        r"(?<![a-z])(do\s+you\s+(like|prefer|love|hate)|would\s+you\s+rather|(your|ur)\s+fav(ou?rite)?|prefer|"
+        r"guess\s+i'?(m|ll)|hot\s+take)(?![a-z])|かよ\s*$|ばっか|いい加減|ええ加減|ありえな|あり得な|ありえへん|ありえん|あり得へん|飽きた|うざ|めんど|面倒|"
         r"憂鬱|ゆううつ|うんざり|もう無理|泣きそう|やっと|ようやく|(草|笑|(?<![a-z])w+)\s*$|(来い|こい)\s*$|!!",
     ),
     cue(
@@ -205,7 +215,7 @@ SIGNALS: tuple[Cue, ...] = (
     cue(
         "talk",
         TALK,
-        regex=r"(天気|雨|雪|梅雨)\s*(の|って)?\s*(話|はなし)|そっちは|そちらは|(雨|晴れ)(女|男)|派\s*[?？]?\s*$|(雨|雪|晴れ)の日(って|は|に|の)|"
+        regex=r"(天気|雨|雪|梅雨)\s*(の|って)?\s*(話|はなし)|(台風|梅雨|夏|冬|春|秋|猛暑|真夏|真冬)の(日|朝|夜|季節|時期)(って|は)|そっちは|そちらは|(雨|晴れ)(女|男)|派\s*[?？]?\s*$|(雨|雪|晴れ)の日(って|は|に|の)|"
         r"(?<![a-z])(rainy|snowy|sunny)\s+days?(?!\s+(tomorrow|today|this))|(天気|りまいんだー|りまいんど|たいまー|あらーむ)\s*(あぷり|app)|"
         r"(?<![a-z])(weather|reminders?|alarm|timer)\s+apps?|(?<![a-z])((talk|talking|enough)\s+about\s+(the\s+)?"
         r"(weather|rain|snow)|(friendly|just\s+a|quick)\s+reminder|reminder\s+that)|"
@@ -226,7 +236,14 @@ SIGNALS: tuple[Cue, ...] = (
         PAST,
         regex=r"ちゃった|じゃった|しまった|(?<![a-z])(didn'?t|was|were|has been|have been|lately|"
         r"forgot|slept|broke|went|got|woke|burned|burnt|overslept|missed|snoozed|had|by\s+accident|"
-        r"accidentally|by\s+mistake)(?![a-z])",
+        r"accidentally|by\s+mistake)(?![a-z])|"
+        # What someone else does to me, told not asked: "my mom reminds me at 7", "the app keeps
+        # pinging me", "I set four alarms"; 母が起こしてくれるんよ, リマインドされても, かけたけど.
+        r"(?<![a-z])((reminds|wakes|calls|texts|pings|tells|nags|bugs|buzzes|nudges|alerts|notifies|"
+        r"rings|messages|yells\s+at|shouts\s+at)\s+me|(keeps|kept)\s+\w+ing\s+me|i\s+(set|ignore|ignored|"
+        r"snoozed|turned\s+off|usually|already\s+set))(?![a-z])|"
+        r"てくれる(んよ|んだ|んです|ねん|んや|んだよ|から|けど)\s*$|(され|られ)(ても|たら)|って\S{0,4}(言|い|思|おも)って(る|た)|てもらっても|てもろても|"
+        r"(?<!ん)た(けど|のに|けれど|んだけど|んやけど|けん|けぇ)",
         unless=QUESTION,
     ),
 )

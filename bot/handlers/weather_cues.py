@@ -12,12 +12,14 @@ from bot.handlers.shapes import (
     KNOWLEDGE,
     NOW,
     PAST,
+    PLACE,
     QUESTION,
     REQUEST,
     SHORT,
     TALK,
     TITLE,
     TOPICAL,
+    VERBLESS,
     Cue,
     cue,
 )
@@ -36,7 +38,7 @@ _OUTDOORS = (
     r"zoo|fishing|match|game|football|soccer|tennis|baseball|snow\s+tires|winter\s+tires)(?![a-z]))"
 )
 _GO_AHEAD = (
-    r"(大丈夫|平気|できそう|できる|[行い]け(る|そう|ます)|決行|中止|延期|やれそう|もつ|外に出し|しまっ|入れ|日和|要る|いる\s*[?？]|"
+    r"(大丈夫|平気|できそう|できる|[行い]け(る|そう|ます)|帰れ(る|そう)|出(られ|れ)(る|そう)|決行|中止|延期|やれそう|もつ|外に出し|しまっ|入れ|日和|要る|いる\s*[?？]|"
     r"(?<![a-z])(ok|okay|fine|alright|go\s+ahead|be\s+on|happen|cancell?ed|good\s+(\w+\s+)?day|bring|"
     r"can\s+i|should\s+i|ok\s+to|safe\s+to|"
     r"rained\s+out|hold|safe|inside|nice\s+enough|cover|worth)(?![a-z]))"
@@ -51,7 +53,7 @@ WEATHER_CUES: tuple[Cue, ...] = (
         "weather noun",
         WEATHER,
         4,
-        words="天気|てんき|天候|予報|よほう|気温|降水|空模様|そらもよう|weather|wether|weathr|forecast|"
+        words="天気|てんき|天候|予報|よほう|気温|降水|注意報|警報|空模様|そらもよう|weather|wether|weathr|forecast|"
         "temperature|chance of rain|chance of snow|precipitation",
         regex=r"(?<![a-z])temps?(?![a-z])",
         needs_any=f"{QUESTION} {REQUEST} {SHORT} {NOW} {DAY}",
@@ -62,8 +64,9 @@ WEATHER_CUES: tuple[Cue, ...] = (
         WEATHER,
         3,
         words="あめ|雪|晴れ|曇り|くもり|台風|雷|花粉|湿度|風|豪雨|傘|かさ|rain|snow|sunny|humid|"
-        "windy|umbrella|typhoon|storm|outside|nice out|clear up|cloudy|overcast|drizzle|shower|"
-        "sunshine|pour|pouring|折りたたみ|折り畳み|濡れ|ぬれ|wet|soaked",
+        "windy|umbrella|brolly|typhoon|storm|outside|nice out|clear up|cloudy|overcast|drizzle|"
+        "shower|sunshine|pour|pouring|thunderstorm|rainstorm|snowstorm|downpour|折りたたみ|折り畳み|"
+        "濡れ|ぬれ|wet|soaked",
         regex=r"(?<!梅)雨",  # 梅雨 is a season people ask about, not a forecast
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,
@@ -78,12 +81,15 @@ WEATHER_CUES: tuple[Cue, ...] = (
         r"暴風|強風|寒波|猛暑|熱中症|紫外線|黄砂|晴れ間|日差し|快晴|晴天|最高気温|最低気温|湿気|氷点下|"
         # Highs and lows, and the air: 最高何度, どこまで下がる, 真夏日, からっと, 乾燥する.
         r"最高|最低|(どこ|何度|\d+\s*度)まで|(下が|上が|超え)る|まいなす|真夏日|猛暑日|夏日|冬日|真冬日|"
-        r"からっと|乾燥(する|し|気味)|"
+        r"からっと|乾燥(する|し|気味)|冷え込み|寒さ|暑さ|"
+        # Regional and casual words for the air: ぬくい, しばれる, さぶい, あっつい, 寒か.
+        r"ぬく[いな]|しばれ|さぶ[いな]|さむっ|あっつ|あちい|あちぃ|さみい|さみぃ|(寒|暑)か(と|ね|ろ|\s*[?？])|"
+        r"降り(そう|出|だ)|ふりそう|"
         r"(?<![a-z])(the\s+(high|low)|highs|lows|below\s+(zero|freezing)|how\s+(low|warm|hot|high)\s+(does|will|is)|"
-        r"hit\s+\d+|sticky|dry\s+air|air\s+.*dry|black\s+ice)(?![a-z])|"
+        r"hit\s+\d+|(will|is)\s+it\s+(be\s+)?(nice|lovely|pleasant|bad|nasty)|sticky|dry\s+air|air\s+.*dry|black\s+ice)(?![a-z])|"
         r"何度|"
         r"(?<![a-z])(hot|cold|chilly|nippy|mild|muggy|balmy|rainy|snowy|stormy|icy|warm|freezing|cool|"
-        r"fog|foggy|frost|hail|sleet|heat|heatwave|"
+        r"fog|foggy|frost|freeze|hail|sleet|heat|heatwave|"
         r"uv|pollen|thunder|lightning|blizzard|gusty|breezy|degrees|celsius)(?![a-z])",
         needs=QUESTION,
         needs_any=f"{NOW} {DAY} {CLOCK} {SHORT}",
@@ -95,7 +101,7 @@ WEATHER_CUES: tuple[Cue, ...] = (
         3,
         lemmas="着る",
         regex=r"服装|上着|こーと|じゃけっと|まふらー|手袋|だうん|半袖|長袖|かーでぃがん|せーたー|にっと|"
-        r"厚着|薄着|あうたー|ひーとてっく|帽子|日傘|れいんこーと|長靴|かっぱ|厚手|ぱーかー|羽織|じゃんぱー|"
+        r"厚着|薄着|毛布|暖房|冷房|えあこん|ひーたー|こたつ|あうたー|ひーとてっく|帽子|日傘|れいんこーと|長靴|かっぱ|厚手|ぱーかー|羽織|じゃんぱー|"
         r"着(て|れ|る|た(ら|ほう))|"
         r"日焼け止め|"
         r"(?<![a-z])(wear|jacket|coat|sweater|shorts|jeans|hoodie|gloves|scarf|boots|layers|"
@@ -142,12 +148,22 @@ WEATHER_CUES: tuple[Cue, ...] = (
         needs_any=f"{NOW} {DAY} {CLOCK}",
         unless=f"{PAST} {FEELING} {TITLE} {KNOWLEDGE} {TOPICAL} {TALK}",
     ),
+    # "札幌 明日", "あしたの東京どんな感じ？": a place and a day, nothing else, asks the forecast.
+    cue(
+        "a place on a day",
+        WEATHER,
+        3,
+        regex=r"どう\s*[?？]?\s*$|どんな感じ|^\S+\s+\S+$",
+        needs=f"{PLACE} {VERBLESS}",
+        needs_any=f"{DAY} {NOW}",
+        unless=_AWAY_FROM_WEATHER,
+    ),
     cue(
         "will it dry",
         WEATHER,
         3,
         lemmas="乾く|干す|干せる",
-        regex=r"洗濯(?!機)|せんたく(?!き)|洗たく|布団|ふとん|しーつ|部屋干し|外干し|日和|生乾き|乾燥機|"
+        regex=r"洗濯(?!機)|せんたく(?!き)|洗たく|布団(干|ほ)|ふとん(干|ほ)|しーつ|部屋干し|外干し|日和|生乾き|乾燥機|"
         r"(?<![a-z])(laundry|dry|drying|hang|dryer)(?![a-z])",
         needs=QUESTION,
         unless=_AWAY_FROM_WEATHER,

@@ -18,7 +18,7 @@ from bot.search.terms import FIELD_WEIGHT, search_terms
 log = logging.getLogger(__name__)
 
 # Bump when terms or weights change: cached analyses of another version are re-tokenised.
-ANALYZER_VERSION = 4
+ANALYZER_VERSION = 5
 
 
 @dataclass(frozen=True, slots=True)

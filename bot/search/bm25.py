@@ -199,6 +199,10 @@ class QueryPlan:
 def _concept(typed: tuple[str, ...], synonyms: frozenset[str], frequency: Frequency) -> Concept:
     present = sorted(s for s in synonyms if frequency(s))
     used = [t for t in typed if frequency(t)]
+    if used and len(typed) > 1 and present:
+        # A phrase ("push to talk") means its group, not each of its words: a page using one
+        # of them ("talk") must not outrank the page that names the thing.
+        return [*((t, SYNONYM_WEIGHT) for t in used), *((s, 1.0) for s in present)]
     if used:
         return [*((t, 1.0) for t in used), *((s, SYNONYM_WEIGHT) for s in present)]
     if not typed:

@@ -21,7 +21,15 @@ _CLITIC = re.compile(r"(?i)(?<=[a-z])'(?:s|re|m|ll|ve|d)\b")
 
 
 def stem(word: str) -> str:
-    """A light English stemmer: report/reports/reported/reporting → report."""
+    """A light English stemmer: report/reports/reported/reporting → report, and invite/invites/
+    invited/inviting → invit (a final silent e goes, as the suffixes drop it)."""
+    stemmed = _strip_suffix(word)
+    if len(stemmed) >= 5 and stemmed.endswith("e") and stemmed[-2] not in "aeiou":
+        return stemmed[:-1]
+    return stemmed
+
+
+def _strip_suffix(word: str) -> str:
     if not word.isascii() or not word.isalpha() or len(word) <= 3:
         return word
     if word.endswith("ies") and len(word) > 4:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER, route
+from bot.handlers.typos import correct
+from bot.text.analysis import normalize
 from tests.handlers.routing_corpus import (
     HELD_OUT,
     TOOL_HANDLERS,
@@ -19,7 +21,7 @@ TARGET = 0.97
 # Held-out parts written before the router learned what they hold, and measured below the
 # target after it did: each is kept from falling below what it reached (see bench/routing.py).
 # A batch written after a change (say 3-after) is held to the target like every other part.
-BELOW_TARGET = {("2-variants", HELD_OUT): 0.89}
+BELOW_TARGET = {("2-variants", HELD_OUT): 0.93}
 PARTS = [
     pytest.param(batch, split, id=f"{batch}-{split}")
     for batch in batches(CORPUS)
@@ -51,8 +53,8 @@ def test_the_corpus_is_large_bilingual_near_a_third_traps_with_a_fifth_held_out(
 
 
 # Chat and questions a batch sends to a tool handler: at most 1 %, but for the held-out traps
-# of batch 2 (6 of 98 measured after the router learned its tuning part).
-CALM_SENT_TO_TOOLS = {"2-variants": 6}
+# of batch 2 (4 of 98 measured after the router learned its tuning part).
+CALM_SENT_TO_TOOLS = {"2-variants": 4}
 
 
 @pytest.mark.parametrize("batch", batches(CORPUS))
@@ -258,3 +260,151 @@ def test_the_general_handler_never_takes_a_runner_up_since_it_offers_every_tool(
     asked = route("リマインダーって何個まで登録できるん？")
 
     assert (asked.handler, asked.also, asked.name) == (GENERAL, None, GENERAL)
+
+
+@pytest.mark.parametrize(
+    ("typed", "read_as"),
+    [
+        ("set a remider for 5pm", "set a reminder for 5pm"),
+        ("remnid me at 6", "remind me at 6"),
+        ("wether tmrw", "weather tmrw"),
+        ("明日6時にアラ－ムかけて", "明日6時にアラームかけて"),
+        ("5分後にタイマ", "5分後にタイマー"),
+        ("how many times", "how many times"),
+        ("rewind it", "rewind it"),
+        ("タイムを測って", "タイムを測って"),
+    ],
+)
+def test_a_cue_word_typed_one_edit_off_reads_as_the_cue_word_and_real_words_stay(
+    typed: str, read_as: str
+) -> None:
+    assert correct(normalize(typed)) == read_as
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明日の9時にあいつに電話するって教えてくれっか",
+        "20時にドラマ始まるけん知らせてくれんね",
+        "明日昼に歯医者さん行くって教えてたもれ",
+        "明日の12時に振込せんといけんけぇ教えてくれん？",
+        "1時間後にピン飛ばして",
+        "5分後にタイマー",
+    ],
+)
+def test_regional_request_forms_reach_the_reminder_handler(text: str) -> None:
+    assert route(text).handler == REMINDER
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["明日雨降るべか", "あした雪降るんけ", "明日ぬくいんかな", "今夜しばれるかい？", "寒かと？"],
+)
+def test_regional_weather_questions_reach_the_weather_handler(text: str) -> None:
+    assert route(text).handler == WEATHER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my mom reminds me every morning at 7 to eat breakfast lol",
+        "the app keeps reminding me to drink water at 3pm",
+        "tomorrow my alarm is gonna ring at 5 and I'm gonna cry",
+        "ugh don't remind me, exams start next week",
+        "remind me never to eat that again lmao",
+        "毎朝7時に母さんが起こしてくれるんよ",
+        "明日リマインドされても多分無視するわ",
+        "明日のこと思い出させないで…",
+    ],
+)
+def test_reminders_told_about_or_waved_away_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT
+
+
+@pytest.mark.parametrize("text", ["札幌 明日", "あしたの東京どんな感じ？", "大阪は明日どう？"])
+def test_a_place_and_a_day_alone_ask_the_forecast(text: str) -> None:
+    assert route(text).handler == WEATHER
+
+
+@pytest.mark.parametrize("text", ["明日大阪でライブ", "東京駅ってどこ？", "京都また行きたいなー"])
+def test_a_place_in_a_plan_or_a_question_is_no_forecast_asked(text: str) -> None:
+    assert route(text).handler != WEATHER
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "台風の日ってなんかワクワクせん？",
+        "do you like rain or snow better",
+        "what's your favourite kind of weather?",
+        "rain tomorrow? guess I'm staying in with games",
+        "明日も35度とか死ぬ",
+    ],
+)
+def test_opinions_and_complaints_about_the_weather_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "湿度って何パーセントが快適？",
+        "洗濯物を早く乾かすコツある？",
+        "how is a typhoon different from a hurricane",
+        "what's a good way to dry laundry indoors",
+    ],
+)
+def test_know_how_about_weather_and_laundry_goes_to_the_general_handler(text: str) -> None:
+    assert route(text).handler == GENERAL
+
+
+@pytest.mark.parametrize(
+    ("text", "handler"),
+    [
+        ("any chance of a thunderstorm this afternoon", WEATHER),
+        ("明日の朝の冷え込みどう？", WEATHER),
+        ("明日暖房いるかな", WEATHER),
+        ("今日自転車で帰れそう？", WEATHER),
+        ("さっきのアラーム何時やった？", REMINDER),
+        ("晴れてたから布団干したらふかふか", CHAT),
+        ("what's the best umbrella brand", GENERAL),
+        ("should I take a brolly today", WEATHER),
+        ("will it be nice tomorrow", WEATHER),
+        ("will it freeze overnight", WEATHER),
+        ("lemme know when it's 6", REMINDER),
+        ("今日の夜8時にゲームのイベントあるから教えて", REMINDER),
+        ("明日晴れたら布団干そうかな", CHAT),
+        ("梅雨明けまだかなーって毎日言ってる", CHAT),
+        ("明日台風やのに出勤とかありえへん", CHAT),
+        ("乾燥機でダウン乾かしていい？", GENERAL),
+        ("台風の番号ってどう決まる？", GENERAL),
+        ("今日って乾燥注意報出てる？", WEATHER),
+    ],
+)
+def test_more_ways_of_asking_and_telling_reach_their_handler(text: str, handler: str) -> None:
+    assert route(text).handler == handler
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "明日の朝7時に起こしとくれやす",
+        "6時に起こせ",
+        "plz wake me up at 7",
+        "3時に会議って教えとくれ",
+        "明日9時に電話するって言うちょって",
+        "今セットされてるアラーム教えて",
+        "5分のタイマーもう終わった？",
+    ],
+)
+def test_the_tell_and_wake_verbs_reach_the_reminder_handler_in_any_request_ending(
+    text: str,
+) -> None:
+    assert route(text).handler == REMINDER
+
+
+@pytest.mark.parametrize(
+    "text", ["母さんに6時に起こせって言われた", "アラーム終わったと思ったらまた鳴った"]
+)
+def test_the_same_verbs_in_a_story_stay_chat(text: str) -> None:
+    assert route(text).handler == CHAT

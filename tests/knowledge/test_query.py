@@ -86,6 +86,16 @@ def test_a_question_word_only_hints_at_the_kind_of_section() -> None:
     assert [("日時", SYNONYM_WEIGHT), ("日程", SYNONYM_WEIGHT)] in plan.words
 
 
+def test_a_phrase_of_several_words_counts_for_its_group_more_than_for_each_word() -> None:
+    vocabulary = Vocabulary([("プッシュトゥトーク", "push to talk")])
+
+    plan = plan_query("how do I turn on push to talk", vocabulary, lambda term: 1)
+
+    concept = next(c for c in plan.words if ("talk", SYNONYM_WEIGHT) in c)
+    assert ("push", SYNONYM_WEIGHT) in concept
+    assert any(weight == 1.0 and not term.isascii() for term, weight in concept)
+
+
 async def test_a_shared_hedge_in_faq_headings_does_not_pick_the_section(
     tmp_path: Path, sessions: async_sessionmaker[AsyncSession], clock: ManualClock
 ) -> None:

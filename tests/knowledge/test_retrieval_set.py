@@ -22,14 +22,14 @@ TARGET = {"hit@1": 0.85, "hit@3": 0.97, "english hit@1": 0.80}
 # Held-out parts written before retrieval learned their kinds of questions, and measured below the
 # target (offline BM25) after it did: each is kept from falling below what it reached. A batch
 # written after a change (say 3-after) is held to the target.
-BELOW_TARGET = {"2-other-words": {"hit@1": 0.77, "hit@3": 0.88, "english hit@1": 0.74}}
+BELOW_TARGET = {"2-other-words": {"hit@3": 0.92}}
 HELD_OUT_BATCHES = [
     b for b in batches(QUESTIONS) if any(q.batch == b and q.held_out for q in QUESTIONS)
 ]
 
 
 def _floor(batch: str, figure: str) -> float:
-    return BELOW_TARGET.get(batch, TARGET)[figure]
+    return BELOW_TARGET.get(batch, {}).get(figure, TARGET[figure])
 
 
 @pytest.fixture
@@ -60,7 +60,12 @@ def test_the_set_is_large_bilingual_and_a_fifth_held_out() -> None:
 
     assert len(files) >= 30
     assert len(QUESTIONS) >= 100
-    assert len(held_out) >= len(QUESTIONS) / 5
+    # Each batch with a held-out part holds out a fifth of it; a development batch holds none.
+    assert HELD_OUT_BATCHES
+    for batch in HELD_OUT_BATCHES:
+        in_batch = [q for q in QUESTIONS if q.batch == batch]
+        assert sum(q.held_out for q in in_batch) >= len(in_batch) / 5, batch
+    assert len(held_out) >= 80
     assert sum(q.english for q in QUESTIONS) >= len(QUESTIONS) / 5
     assert all(q.expected <= files for q in QUESTIONS), "a label names a missing file"
     assert not {q.text for q in tuning} & {q.text for q in held_out}

@@ -17,6 +17,14 @@ def test_stemming_folds_english_inflections_together() -> None:
     assert stem("settings") == stem("setting") == "set"
 
 
+def test_a_silent_e_dropped_by_a_suffix_is_dropped_from_the_word_too() -> None:
+    assert {stem(w) for w in ("invite", "invites", "invited", "inviting")} == {"invit"}
+    assert {stem(w) for w in ("promote", "promoting", "promoted")} == {"promot"}
+    assert stem("share") == stem("sharing") == stem("shared")
+    assert stem("note") == "note"  # short words keep their e ("not" is a stop word)
+    assert stem("free") == "free"
+
+
 def test_stop_words_are_dropped_in_both_languages() -> None:
     assert search_terms("How do I report spam?") == ["report", "spam"]
     assert "する" not in search_terms("参加するにはどうすればいい")

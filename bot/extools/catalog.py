@@ -11,8 +11,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import MAX_TIMEOUT_SECONDS, Tool, ToolContext, ToolError, ToolRegistry
-from bot.agent.tools.names import wire_name
-from bot.agent.tools.registry import ToolNameTaken
+from bot.agent.tools.registry import ToolNameTaken, wire_name
 from bot.extools.answers import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS, clip_output
 from bot.extools.callbacks import CallbackClient, Unreachable
 from bot.extools.credentials import SHARED, Caller

@@ -1,10 +1,10 @@
 """The markdown knowledge base: BM25 index with hot reload, admin editing, web search archive."""
 
 from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor
-from bot.knowledge.context import context_for, knowledge_instructions
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile
+from bot.knowledge.feature import context_for, knowledge_instructions
 from bot.knowledge.index import KnowledgeIndex
-from bot.knowledge.results import KnowledgeHit, RefreshReport
+from bot.knowledge.ranking import KnowledgeHit, RefreshReport
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps, knowledge_index, search_knowledge
 
 # The web_search tool itself stays in its module: exporting it here would hide the module.

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 from bot.i18n import Language, Text, replies
 from bot.knowledge.changes import ChangeAction, ChangeEntry
 from bot.knowledge.editor import KnowledgeFile
-from bot.knowledge.results import RefreshReport
+from bot.knowledge.ranking import RefreshReport
 from bot.text.clip import clip
 
 # A listed title longer than this is cut: the path is what an admin types back.

@@ -37,7 +37,7 @@ from bot.knowledge.files import (
 )
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.places import Place, place_of
-from bot.knowledge.results import RefreshReport
+from bot.knowledge.ranking import RefreshReport
 from bot.runtime.clock import Clock
 from bot.servers import SERVERS_FOLDER, ServerScope
 from bot.settings import Settings

@@ -30,8 +30,7 @@ from bot.knowledge.embeddings import Embedder, LiteLLMEmbedder
 from bot.knowledge.files import FileSignature, read_texts, scan, signature_of
 from bot.knowledge.hot_reload import HotReload
 from bot.knowledge.places import Place, place_of
-from bot.knowledge.ranking import FusedIndex, section_weight
-from bot.knowledge.results import KnowledgeHit, RefreshReport
+from bot.knowledge.ranking import FusedIndex, KnowledgeHit, RefreshReport, section_weight
 from bot.knowledge.semantic import CANDIDATES, Fused, SemanticSearch, embedding_text, fuse
 from bot.knowledge.vocabulary_file import VocabularyFile
 from bot.runtime.clock import Clock

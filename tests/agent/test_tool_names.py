@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.agent.tools.names import WireNames, wire_name
+from bot.agent.tools.registry import WireNames, wire_name
 
 
 def test_names_providers_accept_are_sent_unchanged() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bot.agent.tools.names import PROVIDER_NAME
+from bot.agent.tools.registry import PROVIDER_NAME
 from bot.extools.registration import Registration
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord_server import ADMIN_ID, GENERAL_CHANNEL_ID, GUILD_ID, HANA_ID, FakeDiscord

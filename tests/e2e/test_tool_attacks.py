@@ -16,8 +16,7 @@ import pytest
 from aiohttp import web
 from sqlalchemy import select
 
-from bot.agent.tools.names import PROVIDER_NAME
-from bot.agent.tools.registry import MAX_TOOLS_PER_REQUEST
+from bot.agent.tools.registry import MAX_TOOLS_PER_REQUEST, PROVIDER_NAME
 from bot.extools.credentials import Credentials
 from bot.i18n import answers
 from bot.runtime.clock import SystemClock

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.knowledge.context import context_for, knowledge_instructions
+from bot.knowledge.feature import context_for, knowledge_instructions
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
 from tests.knowledge.conftest import CORPUS

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from bot.knowledge.changes import ChangeAction, ChangeEntry
 from bot.knowledge.display import describe_change, describe_file, describe_refresh, format_size
 from bot.knowledge.editor import KnowledgeFile
-from bot.knowledge.results import RefreshReport
+from bot.knowledge.ranking import RefreshReport
 
 WHEN = datetime(2025, 11, 30, 0, 5, tzinfo=UTC)
 

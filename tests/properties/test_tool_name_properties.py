@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.agent.tools import TOOL_NAME_PATTERN
-from bot.agent.tools.names import PROVIDER_NAME, WireNames, wire_name
+from bot.agent.tools.registry import PROVIDER_NAME, WireNames, wire_name
 
 PROPERTY_SETTINGS = settings(max_examples=300, deadline=None)
 registered = st.from_regex(TOOL_NAME_PATTERN, fullmatch=True)

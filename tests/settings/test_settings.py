@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent.llm.patience import Patience
+from bot.agent.llm.provider import Patience
 from bot.runtime.log import RedactSecrets
 from bot.settings import SettingsError, load_settings
 

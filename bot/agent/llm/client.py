@@ -16,9 +16,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.agent.conversation.messages import ToolCall
 from bot.agent.llm.call_log import CallLog, CallTry
 from bot.agent.llm.model_check import problem_from_exception
-from bot.agent.llm.patience import Patience, round_timed_out
-from bot.agent.llm.provider import LLMFailure, failure_from_exception, import_litellm
-from bot.agent.tools.names import WireNames
+from bot.agent.llm.provider import (
+    LLMFailure,
+    Patience,
+    failure_from_exception,
+    import_litellm,
+    round_timed_out,
+)
+from bot.agent.tools.registry import WireNames
 from bot.i18n import Text
 from bot.runtime.clock import Clock
 from bot.runtime.metrics import UNAVAILABLE_KINDS, Metrics

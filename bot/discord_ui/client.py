@@ -205,8 +205,10 @@ class OtomoBot(commands.AutoShardedBot):
         if self.arrivals is not None:
             try:
                 await self.arrivals.present(list(self.guilds))
-            except Exception:
-                log.warning("Could not record the servers seen at start", exc_info=True)
+            except Exception as exc:
+                # A database that is away is said once by its health, without a traceback.
+                if not self.database_health.noticed(exc):
+                    log.warning("Could not record the servers seen at start", exc_info=True)
         await _run_hooks(self._on_ready_hooks)
 
     async def on_guild_join(self, guild: discord.Guild) -> None:

@@ -21,6 +21,7 @@ from bot.runtime.clock import Clock
 from bot.servers.config import SETTINGS, ServerConfig, effective, from_json, to_json
 from bot.settings.environment import ThreadMode
 from bot.storage.engine import one_writer, write_sessions
+from bot.storage.outage import is_unreachable
 from bot.storage.servers import ServerSettingsRow
 
 log = logging.getLogger(__name__)
@@ -100,8 +101,13 @@ class ServerDirectory:
         """The periodic refresh: a failure keeps the settings already known (logged)."""
         try:
             await self.refresh()
-        except Exception:
-            log.warning("Could not refresh server settings; keeping the known ones", exc_info=True)
+        except Exception as exc:
+            # The database away is said by its health; here one line, no traceback.
+            log.warning(
+                "Could not refresh server settings; keeping the known ones: %s",
+                exc,
+                exc_info=not is_unreachable(exc),
+            )
 
     async def change(
         self, guild_id: int, values: Mapping[str, Any], by: int | None, *, reset: bool = False

@@ -21,6 +21,7 @@ from bot.runtime.clock import Clock
 from bot.servers.config import ServerConfig, in_quiet_hours
 from bot.servers.directory import ServerDirectory
 from bot.storage.engine import one_writer, write_sessions
+from bot.storage.outage import is_unreachable
 from bot.storage.servers import ScheduledPostRow, ServerRow
 
 log = logging.getLogger(__name__)
@@ -148,8 +149,13 @@ async def run_quietly(posts: ScheduledPosts, posters: Mapping[str, PostFor]) -> 
     """The job: a failure (the database away) is logged, and the next tick tries again."""
     try:
         await posts.run(posters)
-    except Exception:
-        log.warning("Could not look for due scheduled posts; trying again", exc_info=True)
+    except Exception as exc:
+        # The database away is said by its health; here one line, no traceback.
+        log.warning(
+            "Could not look for due scheduled posts; trying again: %s",
+            exc,
+            exc_info=not is_unreachable(exc),
+        )
 
 
 async def _attempt(post: PostFor, guild_id: int, config: ServerConfig, kind: str) -> bool:

@@ -8,7 +8,7 @@ from sqlalchemy import BigInteger, Integer, String
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.engine import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime, one_writer, write_sessions
 
 # "global", or the id of the one server commands were synced to.
 GLOBAL_SCOPE = "global"
@@ -31,6 +31,9 @@ class CommandSyncs:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        # A read-then-write: on SQLite it takes the write lock at BEGIN, so a start that writes
+        # elsewhere at the same time (servers seen, settings) cannot make it fail as locked.
+        self._writes = write_sessions(sessions)
 
     async def last(self, application_id: int, scope: str) -> CommandSync | None:
         """The latest sync to scope, or None when the bot never synced there."""
@@ -41,7 +44,7 @@ class CommandSyncs:
         self, application_id: int, scope: str, tree_hash: str, commands: int, now: datetime
     ) -> None:
         """Remember that scope now holds the tree with this hash."""
-        async with self._sessions() as session, session.begin():
+        async with one_writer(self._sessions), self._writes() as session, session.begin():
             row = await session.get(CommandSync, (application_id, scope))
             if row is None:
                 row = CommandSync(application_id=application_id, scope=scope)

@@ -39,6 +39,10 @@ def _assert_for_people(message: Json) -> None:
     assert "footer" not in message["embeds"][0]
 
 
+def _labels(message: Json) -> list[str]:
+    return [c["label"] for row in message["components"] for c in row["components"]]
+
+
 async def _approve(otomo: RunningBot, card: Json, user_id: int = HANA_ID) -> None:
     approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
     click = await otomo.fake.click_button(int(card["id"]), approve, user_id)
@@ -68,6 +72,9 @@ async def test_a_reminder_card_in_japanese_reads_as_a_member_would_say_it(
         assert fields["内容"] == "歯医者"
         assert "繰り返し" not in fields  # a one-time reminder: nothing to show
         assert f"<@{HANA_ID}>" in fields["承認"]
+        # The state line and the buttons speak the member's language too, one at a time.
+        assert embed["description"] == "🔐 承認待ち"
+        assert _labels(card) == ["承認", "却下", "常に許可", "編集"]
         _assert_for_people(card)
 
         await _approve(otomo, card)
@@ -92,7 +99,12 @@ async def test_a_member_writing_english_reads_the_card_in_english(
         assert embed["title"] == "🔧 Set a reminder"
         assert set(fields) >= {"When", "What", "Repeats", "Approval"}
         assert fields["Repeats"] == "every week on Monday and Thursday"
-        assert not re.search(r"[\u3040-\u30ff]", json.dumps(fields, ensure_ascii=False))
+        assert embed["description"] == "🔐 Needs approval"
+        assert _labels(card) == ["Approve", "Reject", "Always allow", "Edit"]
+        # Everything but what the member asked to be reminded of (歯医者, their own words).
+        ours = {**embed, "fields": [f for f in embed["fields"] if f["name"] != "What"]}
+        shown = json.dumps([ours, card["components"]], ensure_ascii=False)
+        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", shown), shown
         _assert_for_people(card)
 
 

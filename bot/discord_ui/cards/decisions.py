@@ -39,11 +39,6 @@ _STATUS_CARD = {
     Status.INVALIDATED: CardState.INVALIDATED,
 }
 
-FORGOTTEN = (
-    "会話の記憶が削除されたので実行しません / the conversation was forgotten (/otomo forget), "
-    "so this will not run"
-)
-
 
 def _recovered_state(outcome: Outcome) -> CardState:
     """The card state of a call recovery ended (the rejections map as in a run)."""
@@ -87,7 +82,7 @@ class ApprovalDesk:
             await interaction.response.send_message(refusal, ephemeral=True)
             return
         if action == "reject" and request.status == Status.PENDING:
-            await interaction.response.send_modal(RejectReasonModal(approval_id))
+            await interaction.response.send_modal(RejectReasonModal(approval_id, language))
             return
         if action == "edit":
             await self._open_edit(interaction, request)
@@ -144,7 +139,7 @@ class ApprovalDesk:
                     else None
                 ),
                 arguments=None,
-                detail=FORGOTTEN,
+                detail=wording.FORGOTTEN.say(_language_of(request)),
             )
 
     async def recover(self, *, everyone: bool) -> int:

@@ -180,6 +180,12 @@ STILL_PENDING = Text(
     ja="このリクエストはまだ決定を待っています。",
     en="This request is still waiting for a decision.",
 )
+APPROVED = Text(ja="承認しました。", en="Approved.")
+APPROVED_ALWAYS = Text(
+    ja="承認しました。これからは {tool} を確認なしで実行します。",
+    en="Approved; {tool} will run without asking from now on.",
+)
+REJECTED = Text(ja="却下しました。", en="Rejected.")
 ALREADY_APPROVED = Text(
     ja="このリクエストはすでに承認されています。", en="This request was already approved."
 )

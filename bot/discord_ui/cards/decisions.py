@@ -179,7 +179,8 @@ class ApprovalDesk:
         found = self.staff.agent.registry.get(request.tool_name)
         if request.status != Status.PENDING or found is None:
             await interaction.response.send_message(
-                already_text(Status(request.status)), ephemeral=True
+                already_text(Status(request.status), language_of_locale(interaction.locale)),
+                ephemeral=True,
             )
             return
         fields = form_fields(found, decode_arguments(request), language)
@@ -193,14 +194,13 @@ class ApprovalDesk:
         staff = self.staff
         request = await staff.approvals.get(approval_id)
         found = staff.agent.registry.get(request.tool_name) if request else None
+        clicker = language_of_locale(interaction.locale)
         if request is None or found is None:
-            await interaction.followup.send(wording.GONE.say("ja"), ephemeral=True)
+            await interaction.followup.send(wording.GONE.say(clicker), ephemeral=True)
             return
         language = _language_of(request)
         approver = self._approver(interaction.user)
-        refusal = staff.approvals.refusal(
-            request, interaction.user.id, approver, language_of_locale(interaction.locale)
-        )
+        refusal = staff.approvals.refusal(request, interaction.user.id, approver, clicker)
         if refusal is not None:
             await interaction.followup.send(refusal, ephemeral=True)
             return
@@ -213,7 +213,7 @@ class ApprovalDesk:
             await interaction.followup.send(clip(why, 1900), ephemeral=True)
             return
         outcome = await staff.approvals.approve_edited(
-            request, interaction.user.id, arguments, is_approver=approver
+            request, interaction.user.id, arguments, is_approver=approver, language=clicker
         )
         if outcome.changed and outcome.request is not None:
             await self._carry_on(outcome.request)
@@ -240,7 +240,7 @@ class ApprovalDesk:
             if outcome.changed and outcome.request is not None:
                 decided = outcome.request
         if decided is None:
-            text = wording.NOTHING_WAITING.say(_language_of(request))
+            text = wording.NOTHING_WAITING.say(language_of_locale(interaction.locale))
             await interaction.followup.send(text, ephemeral=True)
             return
         await self._carry_on(decided)

@@ -108,6 +108,27 @@ async def test_a_member_writing_english_reads_the_card_in_english(
         _assert_for_people(card)
 
 
+@pytest.mark.parametrize(
+    ("locale", "title", "label"),
+    [("ja", "却下の理由", "理由（任意）"), ("en-US", "Why reject?", "Reason (optional)")],
+)
+async def test_the_reject_form_follows_the_clickers_discord_not_the_cards_language(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, locale: str, title: str, label: str
+) -> None:
+    llm.queue(tool_call("create_reminder", REMINDER), text("OK"))
+    fake.world.client_locale = locale
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        card = await _asked(otomo, "remind me about the dentist on Dec 1 at 9")
+        reject = next(c for c in custom_ids(card) if c.endswith(":reject"))
+        click = await fake.click_button(int(card["id"]), reject, HANA_ID)
+        modal = await click.wait_response()
+
+        assert _labels(card)[:2] == ["Approve", "Reject"]  # the card: the message's language
+        assert modal["type"] == 9
+        assert modal["data"]["title"] == title
+        assert modal["data"]["components"][0]["components"][0]["label"] == label
+
+
 async def test_a_read_only_call_gets_a_status_line_not_an_approval_card(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:

@@ -149,11 +149,15 @@ class ApprovalDesk:
         for item in ended:
             call = item.call
             fallback = (call.channel_id, call.message_id) if call.message_id else None
+            # A call that asked for approval kept its member's language with the request.
+            asked = await self.staff.approvals.find_by_call(call.conversation_key, call.call_id)
+            language = _language_of(asked) if asked else "ja"
             await self.staff.cards.move(
                 CardKey(call.conversation_key, call.call_id),
                 _recovered_state(item.outcome),
                 base=dressed(
-                    ToolCard(name=call.tool_name), self.staff.agent.registry.get(call.tool_name)
+                    ToolCard(name=call.tool_name, language=language),
+                    self.staff.agent.registry.get(call.tool_name),
                 ),
                 fallback=fallback,
                 detail=item.detail,

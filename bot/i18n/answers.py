@@ -153,6 +153,10 @@ CUT_BEFORE_CALL = Text(
     ja="この呼び出しが完成する前に答えが切れました。",
     en="The answer was cut off before this call was complete.",
 )
+RESTARTED_BEFORE_RUN = Text(
+    ja="この呼び出しを実行する前にボットが再起動しました。",
+    en="The bot restarted before this call could run.",
+)
 AFTER_REJECTION = Text(
     ja="同じ答えの前の呼び出しが却下されたため実行しませんでした。",
     en="An earlier call of this answer was rejected.",

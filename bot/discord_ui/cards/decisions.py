@@ -14,7 +14,7 @@ import discord
 
 from bot.agent.approvals.service import Decision, Status, decode_arguments
 from bot.agent.approvals.types import already_text
-from bot.agent.recovery import Outcome
+from bot.agent.recovery import BROKE_OFF_DETAIL, RESTART_DETAIL, Outcome
 from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.live import TypingIndicator
@@ -24,7 +24,7 @@ from bot.discord_ui.cards.editing import form_fields, read_form
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
-from bot.i18n import Language, answers, language_of_locale
+from bot.i18n import Language, Text, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
 from bot.text.clip import clip
@@ -160,7 +160,7 @@ class ApprovalDesk:
                     self.staff.agent.registry.get(call.tool_name),
                 ),
                 fallback=fallback,
-                detail=item.detail,
+                detail=recovery_reason(item.detail, language),
             )
         return len(ended)
 
@@ -344,6 +344,19 @@ class ApprovalDesk:
             log.exception("Resuming approval %s failed", request.id)
         finally:
             staff.runs.end(run)
+
+
+# Recovery's reasons (written for the model's history) as the card's member reads them.
+_RECOVERY_DETAILS: dict[str, Text] = {
+    RESTART_DETAIL: answers.RESTARTED_BEFORE_RUN,
+    BROKE_OFF_DETAIL: answers.BROKE_OFF,
+}
+
+
+def recovery_reason(detail: str | None, language: Language) -> str | None:
+    """A recovery reason in the member's language (another reason as it was stored)."""
+    known = _RECOVERY_DETAILS.get(detail or "")
+    return known(language) if known else detail
 
 
 def _language_of(request: ApprovalRequest) -> Language:

@@ -8,27 +8,20 @@ from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
 
+from bot.agent.tools.presentation import Words
 from bot.discord_ui.cards import wording
 from bot.discord_ui.failures import failures_told
 from bot.i18n import Language
 from bot.storage.outage import DatabaseHealth
 
-APPROVAL_ACTIONS = {
-    "approve": ("承認 / Approve", discord.ButtonStyle.success),
-    "reject": ("却下 / Reject", discord.ButtonStyle.danger),
-    "always": ("常に許可 / Always allow", discord.ButtonStyle.secondary),
-    "edit": ("編集 / Edit", discord.ButtonStyle.primary),
-    "all": ("すべて承認 / Approve all", discord.ButtonStyle.success),
-    "none": ("すべて却下 / Reject all", discord.ButtonStyle.danger),
-}
-# The labels in one language, for a card shown to a member who wrote in it.
-_ACTION_WORDS = {
-    "approve": wording.APPROVE,
-    "reject": wording.REJECT,
-    "always": wording.ALWAYS,
-    "edit": wording.EDIT,
-    "all": wording.APPROVE_ALL,
-    "none": wording.REJECT_ALL,
+# Each action's label (said in the language of the card's member) and colour.
+APPROVAL_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
+    "approve": (wording.APPROVE, discord.ButtonStyle.success),
+    "reject": (wording.REJECT, discord.ButtonStyle.danger),
+    "always": (wording.ALWAYS, discord.ButtonStyle.secondary),
+    "edit": (wording.EDIT, discord.ButtonStyle.primary),
+    "all": (wording.APPROVE_ALL, discord.ButtonStyle.success),
+    "none": (wording.REJECT_ALL, discord.ButtonStyle.danger),
 }
 
 
@@ -93,14 +86,17 @@ class IdActionButton(
     """A persistent button whose custom_id is `<prefix>:<id>:<action>`."""
 
     PREFIX: ClassVar[str]
-    ACTIONS: ClassVar[dict[str, tuple[str, discord.ButtonStyle]]]
+    ACTIONS: ClassVar[dict[str, tuple[Words, discord.ButtonStyle]]]
 
-    def __init__(self, item_id: int, action: str, label: str | None = None) -> None:
-        default, style = self.ACTIONS[action]
-        label = label or default
+    def __init__(self, item_id: int, action: str, language: Language = "ja") -> None:
+        # The custom_id holds no language: a button rebuilt after a restart only routes the
+        # click, and the message keeps the label it was drawn with.
+        words, style = self.ACTIONS[action]
         super().__init__(
             discord.ui.Button(
-                label=label, style=style, custom_id=f"{self.PREFIX}:{item_id}:{action}"
+                label=words.say(language),
+                style=style,
+                custom_id=f"{self.PREFIX}:{item_id}:{action}",
             )
         )
         self.item_id = item_id
@@ -139,10 +135,10 @@ class StopButton(
 ):
     """Stops a running answer; partial output is kept."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, language: Language = "ja") -> None:
         super().__init__(
             discord.ui.Button(
-                label="停止 / Stop",
+                label=wording.STOP.say(language),
                 style=discord.ButtonStyle.secondary,
                 emoji="⏹️",
                 custom_id=f"stop:{run_id}",
@@ -168,19 +164,23 @@ class StopButton(
             await targets.stop_clicks.on_click(interaction, self.run_id)
 
 
-class RejectReasonModal(discord.ui.Modal, title="却下の理由 / Why reject?"):
+class RejectReasonModal(discord.ui.Modal):
     """Optional reason for a rejection; the model sees it next turn."""
 
-    reason: discord.ui.TextInput[Any] = discord.ui.TextInput(
-        label="理由（任意） / Reason (optional)",
-        style=discord.TextStyle.paragraph,
-        required=False,
-        max_length=500,
-    )
-
-    def __init__(self, approval_id: int) -> None:
-        super().__init__(custom_id=f"apvr:{approval_id}", timeout=600)
+    def __init__(self, approval_id: int, language: Language = "ja") -> None:
+        super().__init__(
+            title=wording.REJECT_TITLE.say(language),
+            custom_id=f"apvr:{approval_id}",
+            timeout=600,
+        )
         self.approval_id = approval_id
+        self.reason: discord.ui.TextInput[Any] = discord.ui.TextInput(
+            label=wording.REJECT_REASON.say(language),
+            style=discord.TextStyle.paragraph,
+            required=False,
+            max_length=500,
+        )
+        self.add_item(self.reason)
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Record the rejection with its reason."""
@@ -224,7 +224,7 @@ class EditModal(discord.ui.Modal):
 def approval_view(
     approval_id: int,
     *,
-    language: Language | None = None,
+    language: Language = "ja",
     editable: bool = False,
     batch: bool = False,
 ) -> discord.ui.View:
@@ -237,13 +237,12 @@ def approval_view(
     if batch:
         actions += ["all", "none"]
     for action in actions:
-        label = _ACTION_WORDS[action].say(language) if language else None
-        view.add_item(ApprovalButton(approval_id, action, label))
+        view.add_item(ApprovalButton(approval_id, action, language))
     return view
 
 
-def stop_view(run_id: str) -> discord.ui.View:
-    """A lone Stop button under a streaming answer."""
+def stop_view(run_id: str, language: Language = "ja") -> discord.ui.View:
+    """A lone Stop button under a streaming answer, in its member's language."""
     view = discord.ui.View(timeout=None)
-    view.add_item(StopButton(run_id))
+    view.add_item(StopButton(run_id, language))
     return view

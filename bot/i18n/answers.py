@@ -153,6 +153,10 @@ CUT_BEFORE_CALL = Text(
     ja="この呼び出しが完成する前に答えが切れました。",
     en="The answer was cut off before this call was complete.",
 )
+RESTARTED_BEFORE_RUN = Text(
+    ja="この呼び出しを実行する前にボットが再起動しました。",
+    en="The bot restarted before this call could run.",
+)
 AFTER_REJECTION = Text(
     ja="同じ答えの前の呼び出しが却下されたため実行しませんでした。",
     en="An earlier call of this answer was rejected.",
@@ -180,6 +184,12 @@ STILL_PENDING = Text(
     ja="このリクエストはまだ決定を待っています。",
     en="This request is still waiting for a decision.",
 )
+APPROVED = Text(ja="承認しました。", en="Approved.")
+APPROVED_ALWAYS = Text(
+    ja="承認しました。これからは {tool} を確認なしで実行します。",
+    en="Approved; {tool} will run without asking from now on.",
+)
+REJECTED = Text(ja="却下しました。", en="Rejected.")
 ALREADY_APPROVED = Text(
     ja="このリクエストはすでに承認されています。", en="This request was already approved."
 )

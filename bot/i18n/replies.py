@@ -300,3 +300,59 @@ KB_ADDED = Text(ja="追加", en="Added")
 KB_UPDATED = Text(ja="更新", en="Updated")
 KB_REMOVED = Text(ja="削除", en="Removed")
 KB_LEFT_OUT = Text(ja="⚠️ 大きすぎるか読めないため除外", en="⚠️ Left out (too large or unreadable)")
+
+# -- /otomo settings ----------------------------------------------------------------------------
+
+SETTINGS_REFUSAL = Text(
+    ja="サーバーの設定を変えられるのは「サーバー管理」権限を持つ管理者だけです。",
+    en="Only members with Manage Server (or Administrator) can change this server's settings.",
+)
+SETTINGS_NO_SERVER = Text(
+    ja="設定はサーバーごとです。サーバーのチャンネルで使ってください。",
+    en="Settings are per server: use /otomo settings in one of its channels.",
+)
+SETTINGS_TITLE = Text(ja="⚙️ このサーバーの設定", en="⚙️ This server's settings")
+SETTINGS_LEGEND = Text(
+    ja="🏠 = このサーバーで設定 · 🌐 = ボットの既定", en="🏠 = set here · 🌐 = the bot's default"
+)
+SETTINGS_GROUPS: dict[str, Text] = {
+    "answering": Text(ja="💬 応答", en="💬 Answering"),
+    "roles": Text(ja="🔐 ロール", en="🔐 Roles"),
+    "tools": Text(ja="🧰 ツール", en="🧰 Tools"),
+    "weather": Text(ja="☀️ 毎日の天気", en="☀️ Daily weather"),
+    "tips": Text(ja="💡 Tips・話題", en="💡 Tips and topics"),
+    "budgets": Text(ja="🪙 予算", en="🪙 Budgets"),
+}
+SETTINGS_CHANGE = Text(ja="変更する設定", en="Change a setting")
+SETTINGS_RESET = Text(ja="既定に戻す", en="Reset to the default")
+SETTINGS_UNCHANGED = Text(ja="⚠️ {why}\n変更していません。", en="⚠️ {why}\nNothing was changed.")
+NOT_OUR_CHANNEL = Text(
+    ja="{ids}: このサーバーのチャンネルではありません。", en="{ids}: not a channel of this server."
+)
+NOT_OUR_ROLE = Text(
+    ja="{ids}: このサーバーのロールではありません。", en="{ids}: not a role of this server."
+)
+# Why a typed value cannot be a setting's value.
+ENTER_IDS = Text(
+    ja="チャンネルやロールのIDを入力してください。", en="Enter channel or role ids (or mentions)."
+)
+AT_MOST = Text(ja="{count}個までです。", en="At most {count}.")
+ONLY_ONE_CHANNEL = Text(ja="ひとつだけ入力してください。", en="Enter only one channel.")
+ENTER_TOOL_NAMES = Text(
+    ja="ツール名を空白かカンマで区切って入力してください。",
+    en="Enter tool names, separated by spaces or commas.",
+)
+ONE_OF = Text(ja="{options} のどれかです。", en="Use one of: {options}.")
+ON_OR_OFF = Text(ja="on か off です。", en="Use on or off.")
+ENTER_ZONE = Text(
+    ja="Asia/Tokyo のようなタイムゾーン名を入力してください。",
+    en="Enter a time zone such as Asia/Tokyo.",
+)
+PERSONA_TOO_LONG = Text(
+    ja="{limit}文字以内にしてください。", en="Keep it under {limit} characters."
+)
+ENTER_CLOCK_TIME = Text(ja="07:00 のように入力してください。", en="Enter a time such as 07:00.")
+ENTER_HOURS = Text(ja="0-7 のように入力してください。", en="Enter hours such as 0-7.")
+HOURS_RANGE = Text(ja="0.25〜168 時間です。", en="Use 0.25 to 168 hours.")
+WHOLE_NUMBER = Text(ja="0以上の整数です（0 は無制限）。", en="Use a whole number (0 = unlimited).")
+ENTER_PLACE = Text(ja="地名を入力してください。", en="Enter a place name.")

@@ -6,9 +6,21 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from bot.i18n import Language, Text
+
 
 class KnowledgeEditError(Exception):
-    """An edit the knowledge base refuses; the message tells the admin what to do instead."""
+    """An edit the knowledge base refuses: a sentence in both languages telling the admin what
+    to do instead."""
+
+    def __init__(self, text: Text) -> None:
+        # str() is the English form, for logs; members read `said(language)`.
+        super().__init__(text.en)
+        self.text = text
+
+    def said(self, language: Language) -> str:
+        """The sentence in language."""
+        return self.text.form(language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,49 +49,72 @@ class FileContent:
     shared: bool = False
 
 
-def exists_text(relative: str) -> str:
+def exists_text(relative: str) -> Text:
     """The refusal for creating a file that exists."""
-    return (
-        f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。/ "
-        f"`{relative}` already exists: edit it with /kb edit, or pick another name."
+    return Text(
+        ja=(f"`{relative}` はもうあります。/kb edit で編集するか、別の名前にしてください。"),
+        en=(f"`{relative}` already exists: edit it with /kb edit, or pick another name."),
     )
 
 
-def shared_file_text(relative: str) -> str:
+def shared_file_text(relative: str) -> Text:
     """The refusal for a server admin changing a file of the shared base."""
-    return (
-        f"`{relative}` はすべてのサーバー共通のファイルで、変更できるのはボットの管理者だけです。"
-        f"`/kb new path:{relative}` でこのサーバー用のファイルを作ると、このサーバーではそちらが"
-        f"使われます。/ `{relative}` is a shared file of every server: only the bot's owners "
-        f"change it. `/kb new path:{relative}` makes this server's own version, which replaces "
-        "it here."
+    return Text(
+        ja=(
+            f"`{relative}` はすべてのサーバー共通のファイルで、"
+            "変更できるのはボットの管理者だけです。"
+            f"`/kb new path:{relative}` "
+            "でこのサーバー用のファイルを作ると、このサーバーではそちらが"
+            "使われます。"
+        ),
+        en=(
+            f"`{relative}` is a shared file of every server: only the bot's owners "
+            f"change it. `/kb new path:{relative}` makes this server's own version, which replaces "
+            "it here."
+        ),
     )
 
 
-def owners_only_text() -> str:
+def owners_only_text() -> Text:
     """The refusal for writing to the shared base without being one of the bot's owners."""
-    return (
-        "共通のナレッジベースを変更できるのはボットの管理者（アプリのオーナーか OWNER_IDS）"
-        "だけです。/ Only the bot's owners (the application's owner or OWNER_IDS) change the "
-        "shared knowledge base."
+    return Text(
+        ja=(
+            "共通のナレッジベースを変更できるのはボットの管理者（アプリのオーナーか OWNER_IDS）"
+            "だけです。"
+        ),
+        en=(
+            "Only the bot's owners (the application's owner or OWNER_IDS) change the "
+            "shared knowledge base."
+        ),
     )
 
 
-def other_server_text() -> str:
+def other_server_text() -> Text:
     """The refusal for a path into the servers/ folder that is not this server's."""
-    return (
-        "`servers/` には各サーバー専用のファイルが入っています。このサーバーのファイルは "
-        "`faq.md` のようにそのままのパスで指定してください。/ `servers/` holds each server's "
-        "own files: name this server's files by their plain path, such as `faq.md`."
+    return Text(
+        ja=(
+            "`servers/` には各サーバー専用のファイルが入っています。このサーバーのファイルは "
+            "`faq.md` のようにそのままのパスで指定してください。"
+        ),
+        en=(
+            "`servers/` holds each server's "
+            "own files: name this server's files by their plain path, such as `faq.md`."
+        ),
     )
 
 
-def too_large_text(size: int, limit: int) -> str:
+def too_large_text(size: int, limit: int) -> Text:
     """The refusal for a text over KB_MAX_FILE_BYTES."""
-    return (
-        f"{size:,} バイトあります。1ファイルは {limit:,} バイト（KB_MAX_FILE_BYTES）までなので、"
-        f"いくつかのファイルに分けてください。/ That text is {size:,} bytes; a file may hold at "
-        f"most {limit:,} (KB_MAX_FILE_BYTES). Split it into several files."
+    return Text(
+        ja=(
+            f"{size:,} バイトあります。1ファイルは {limit:,} "
+            "バイト（KB_MAX_FILE_BYTES）までなので、"
+            "いくつかのファイルに分けてください。"
+        ),
+        en=(
+            f"That text is {size:,} bytes; a file may hold at "
+            f"most {limit:,} (KB_MAX_FILE_BYTES). Split it into several files."
+        ),
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.i18n import Text
 from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor, list_changes, record_change
 from bot.knowledge.edit_terms import (
     FileContent,
@@ -105,7 +106,7 @@ class KnowledgeEditor:
         try:
             relative, _ = resolve_inside(self.root, path)
         except UnsafePath as exc:
-            raise KnowledgeEditError(str(exc)) from None
+            raise KnowledgeEditError(exc.text) from None
         place = place_of(relative)
         if place is None or (place.owner is not None and place.owner != scope.guild_id):
             raise KnowledgeEditError(other_server_text())
@@ -115,7 +116,7 @@ class KnowledgeEditor:
         try:
             return resolve_inside(self.root, place.full_path)[1]
         except UnsafePath as exc:
-            raise KnowledgeEditError(str(exc)) from None
+            raise KnowledgeEditError(exc.text) from None
 
     async def _locate(self, path: str, scope: ServerScope) -> tuple[Place, Path, bytes | None]:
         """The file a scope means by a path: the server's own if it has one, else the shared."""
@@ -208,9 +209,17 @@ class KnowledgeEditor:
             text = None
         if text is None or "\x00" in text:
             raise KnowledgeEditError(
-                "添付ファイルが UTF-8 のテキストではありません。Markdown を UTF-8 で保存して、"
-                "もう一度添付してください。/ The attachment is not UTF-8 text: save the markdown "
-                "as UTF-8 and attach it again."
+                Text(
+                    ja=(
+                        "添付ファイルが UTF-8 のテキストではありません。"
+                        "Markdown を UTF-8 で保存して、"
+                        "もう一度添付してください。"
+                    ),
+                    en=(
+                        "The attachment is not UTF-8 text: save the markdown "
+                        "as UTF-8 and attach it again."
+                    ),
+                )
             )
         return text
 
@@ -255,15 +264,26 @@ class KnowledgeEditor:
             data = self._encode(text)
             if before is None:
                 raise KnowledgeEditError(
-                    f"`{relative}` はまだありません。/kb new で作ってください。/ "
-                    f"`{relative}` does not exist yet: create it with /kb new."
+                    Text(
+                        ja=(f"`{relative}` はまだありません。/kb new で作ってください。"),
+                        en=(f"`{relative}` does not exist yet: create it with /kb new."),
+                    )
                 )
             self._check_may_write(place, editor)
             if expected_hash is not None and content_hash(before) != expected_hash:
                 raise KnowledgeEditError(
-                    f"`{relative}` は開いた後でほかの人が変更しました。/kb edit で開き直して、"
-                    f"もう一度変更してください。/ `{relative}` was changed by someone else since "
-                    "you opened it: open it again with /kb show or /kb edit and redo your change."
+                    Text(
+                        ja=(
+                            f"`{relative}` は開いた後でほかの人が変更しました。"
+                            "/kb edit で開き直して、"
+                            "もう一度変更してください。"
+                        ),
+                        en=(
+                            f"`{relative}` was changed by someone else since "
+                            "you opened it: open it again with /kb "
+                            "show or /kb edit and redo your change."
+                        ),
+                    )
                 )
             return await self._write(place, target, data, len(before), ChangeAction.REPLACE, editor)
 
@@ -285,10 +305,19 @@ class KnowledgeEditor:
             self._check_may_write(place, editor)
             if expected_hash is not None and content_hash(before) != expected_hash:
                 raise KnowledgeEditError(
-                    f"`{relative}` は確認の後で変更されたので、削除していません。内容を確かめて"
-                    f"から /kb delete をやり直してください。/ `{relative}` changed after you "
-                    "were asked to confirm, so it was not deleted: check it and run /kb delete "
-                    "again."
+                    Text(
+                        ja=(
+                            f"`{relative}` は確認の後で変更されたので、"
+                            "削除していません。内容を確かめて"
+                            "から /kb delete をやり直してください。"
+                        ),
+                        en=(
+                            f"`{relative}` changed after you "
+                            "were asked to confirm, so it was not "
+                            "deleted: check it and run /kb delete "
+                            "again."
+                        ),
+                    )
                 )
             await asyncio.to_thread(target.unlink)
             entry = await record_change(
@@ -325,8 +354,15 @@ class KnowledgeEditor:
     def _encode(self, text: str) -> bytes:
         if not text.strip():
             raise KnowledgeEditError(
-                "ファイルが空になります。本文を書くか、消すなら /kb delete を使ってください。/ "
-                "The file would be empty: write some text, or use /kb delete to remove it."
+                Text(
+                    ja=(
+                        "ファイルが空になります。本文を書くか、消すなら "
+                        "/kb delete を使ってください。"
+                    ),
+                    en=(
+                        "The file would be empty: write some text, or use /kb delete to remove it."
+                    ),
+                )
             )
         body = text.replace("\r\n", "\n")
         data = (body if body.endswith("\n") else body + "\n").encode("utf-8")
@@ -345,9 +381,16 @@ class KnowledgeEditor:
         relative = place.path
         if await asyncio.to_thread(target.is_symlink):
             raise KnowledgeEditError(
-                f"`{relative}` は別のファイルへのリンクです。リンク先のファイルを編集して"
-                f"ください。/ `{relative}` is a link to another file: edit the file it points "
-                "to instead."
+                Text(
+                    ja=(
+                        f"`{relative}` は別のファイルへのリンクです。リンク先のファイルを編集して"
+                        "ください。"
+                    ),
+                    en=(
+                        f"`{relative}` is a link to another file: edit the file it points "
+                        "to instead."
+                    ),
+                )
             )
         await asyncio.to_thread(atomic_write, target, data)
         entry = await record_change(
@@ -363,8 +406,11 @@ class KnowledgeEditor:
         await self._index.refresh_file(place.full_path)
         return entry
 
-    def _missing(self, relative: str) -> str:
-        return (
-            f"`{relative}` はナレッジベースにありません。/kb list でファイルの一覧を見られます。/ "
-            f"There is no `{relative}` in the knowledge base: /kb list shows the files."
+    def _missing(self, relative: str) -> Text:
+        return Text(
+            ja=(
+                f"`{relative}` はナレッジベースにありません。"
+                "/kb list でファイルの一覧を見られます。"
+            ),
+            en=(f"There is no `{relative}` in the knowledge base: /kb list shows the files."),
         )

@@ -11,6 +11,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from bot.i18n import Language, Text
+
 log = logging.getLogger(__name__)
 
 SUFFIX = ".md"
@@ -20,7 +22,16 @@ _FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*\\]')
 
 
 class UnsafePath(ValueError):
-    """A path the knowledge base refuses; the message is a sentence for the admin."""
+    """A path the knowledge base refuses: a sentence for the admin in both languages."""
+
+    def __init__(self, text: Text) -> None:
+        # str() is the English form, for logs; members read `said(language)`.
+        super().__init__(text.en)
+        self.text = text
+
+    def said(self, language: Language) -> str:
+        """The sentence in language."""
+        return self.text.form(language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,51 +143,84 @@ def resolve_inside(root: Path, user_path: str) -> tuple[str, Path]:
     raw = user_path.strip()
     if not raw:
         raise UnsafePath(
-            "ファイルのパスを指定してください（例: `faq.md`、`guides/rules.md`）。/ "
-            "Give a file path such as `faq.md` or `guides/rules.md`."
+            Text(
+                ja=("ファイルのパスを指定してください（例: `faq.md`、`guides/rules.md`）。"),
+                en=("Give a file path such as `faq.md` or `guides/rules.md`."),
+            )
         )
     if len(raw) > MAX_PATH_CHARS:
         raise UnsafePath(
-            f"パスが長すぎます。{MAX_PATH_CHARS}文字未満にしてください。/ "
-            f"That path is too long: keep it under {MAX_PATH_CHARS} characters."
+            Text(
+                ja=(f"パスが長すぎます。{MAX_PATH_CHARS}文字未満にしてください。"),
+                en=(f"That path is too long: keep it under {MAX_PATH_CHARS} characters."),
+            )
         )
     if _FORBIDDEN.search(raw):
         raise UnsafePath(
-            'パスにファイル名に使えない文字（\\ : * ? " < > | など）が含まれています。英数字と - _ '
-            "を使い、フォルダは / で区切ってください。/ "
-            'That path contains characters a file name cannot have (such as \\ : * ? " < > |); '
-            "use letters, digits, - and _ with / between folders."
+            Text(
+                ja=(
+                    'パスにファイル名に使えない文字（\\ : * ? " '
+                    "< > | など）が含まれています。英数字と - _ "
+                    "を使い、フォルダは / で区切ってください。"
+                ),
+                en=(
+                    "That path contains characters a file name "
+                    'cannot have (such as \\ : * ? " < > |); '
+                    "use letters, digits, - and _ with / between folders."
+                ),
+            )
         )
     if raw.startswith("/") or raw.startswith("~"):
         raise UnsafePath(
-            "絶対パスではなく、ナレッジベースの中のパス（例: `faq.md`）を指定してください。/ "
-            f"Use a path inside the knowledge base such as `faq.md`, not an absolute path ({raw})."
+            Text(
+                ja=(
+                    "絶対パスではなく、ナレッジベースの中のパス（例: `faq.md`）を指定してください。"
+                ),
+                en=(
+                    "Use a path inside the knowledge base such "
+                    f"as `faq.md`, not an absolute path ({raw})."
+                ),
+            )
         )
     parts = PurePosixPath(raw).parts
     if parts and parts[0] == root.name and len(parts) > 1:
         parts = parts[1:]  # the listing shows `knowledge_base/faq.md`; accept it pasted back
     if any(part == ".." for part in parts):
         raise UnsafePath(
-            "`..` で上のフォルダには出られません。ナレッジベースの中のファイルを指定して"
-            "ください。/ Paths cannot go up with `..`: name a file inside the knowledge base."
+            Text(
+                ja=(
+                    "`..` で上のフォルダには出られません。ナレッジベースの中のファイルを指定して"
+                    "ください。"
+                ),
+                en=("Paths cannot go up with `..`: name a file inside the knowledge base."),
+            )
         )
     if any(part.startswith(".") for part in parts):
         raise UnsafePath(
-            "ドットで始まる隠しファイル・フォルダは使えません。/ "
-            "Hidden files and folders (names starting with a dot) are not allowed."
+            Text(
+                ja=("ドットで始まる隠しファイル・フォルダは使えません。"),
+                en=("Hidden files and folders (names starting with a dot) are not allowed."),
+            )
         )
     if not parts or not parts[-1].endswith(SUFFIX) or parts[-1] == SUFFIX:
         raise UnsafePath(
-            f"扱えるのは Markdown ファイルだけです。名前を `{SUFFIX}` で終わらせてください。/ "
-            f"Only markdown files can be used: the name must end in `{SUFFIX}`."
+            Text(
+                ja=(
+                    "扱えるのは Markdown ファイルだけです。"
+                    f"名前を `{SUFFIX}` で終わらせてください。"
+                ),
+                en=(f"Only markdown files can be used: the name must end in `{SUFFIX}`."),
+            )
         )
     relative = "/".join(parts)
     target = root / relative
     real_root = root.resolve()
     if not _inside(target.resolve(), real_root):
         raise UnsafePath(
-            f"`{relative}` はリンクを通ってナレッジベースの外を指しています。/ "
-            f"`{relative}` leads outside the knowledge base through a link."
+            Text(
+                ja=(f"`{relative}` はリンクを通ってナレッジベースの外を指しています。"),
+                en=(f"`{relative}` leads outside the knowledge base through a link."),
+            )
         )
     return relative, target
 

@@ -13,7 +13,7 @@ from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.i18n import Language
+from bot.i18n import Language, Text, replies
 from bot.settings import Settings
 from bot.settings.environment import THREAD_MODES
 
@@ -73,34 +73,41 @@ class ServerConfig:
 
 
 class BadValue(ValueError):
-    """A value a setting cannot take; the message is a sentence for the admin (ja / en)."""
+    """A value a setting cannot take: a sentence for the admin, said in their language."""
+
+    def __init__(self, text: Text, **fields: Any) -> None:
+        super().__init__(text("en", **fields))
+        self.text = text
+        self.fields = fields
+
+    def said(self, language: Language) -> str:
+        """Why the value was refused, in language."""
+        return self.text(language, **self.fields)
 
 
 def _ids(text: str) -> frozenset[int]:
     # Mentions as typed in Discord (<#123>, <@&456>) or plain ids, separated by anything.
     found = re.findall(r"\d{15,21}", text)
     if not found and text.strip() not in ("", "-", "none", "なし"):
-        raise BadValue(
-            "チャンネルやロールのIDを入力してください。/ Enter channel or role ids (or mentions)."
-        )
+        raise BadValue(replies.ENTER_IDS)
     if len(found) > MAX_IDS:
-        raise BadValue(f"{MAX_IDS}個までです。/ At most {MAX_IDS}.")
+        raise BadValue(replies.AT_MOST, count=MAX_IDS)
     return frozenset(int(x) for x in found)
 
 
 def _one_id(text: str) -> int | None:
     ids = _ids(text)
     if len(ids) > 1:
-        raise BadValue("ひとつだけ入力してください。/ Enter only one channel.")
+        raise BadValue(replies.ONLY_ONE_CHANNEL)
     return next(iter(ids), None)
 
 
 def _names(text: str) -> frozenset[str]:
     names = frozenset(n for n in re.split(r"[\s,、]+", text.strip()) if n)
     if any(not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", n) for n in names):
-        raise BadValue("ツール名を空白かカンマで区切って入力してください。/ Enter tool names.")
+        raise BadValue(replies.ENTER_TOOL_NAMES)
     if len(names) > MAX_TOOL_NAMES:
-        raise BadValue(f"{MAX_TOOL_NAMES}個までです。/ At most {MAX_TOOL_NAMES}.")
+        raise BadValue(replies.AT_MOST, count=MAX_TOOL_NAMES)
     return names
 
 
@@ -108,9 +115,7 @@ def _choice(options: tuple[str, ...]) -> Callable[[str], str]:
     def parse(text: str) -> str:
         chosen = text.strip().lower()
         if chosen not in options:
-            raise BadValue(
-                f"{' / '.join(options)} のどれかです。/ Use one of: {', '.join(options)}."
-            )
+            raise BadValue(replies.ONE_OF, options=", ".join(options))
         return chosen
 
     return parse
@@ -122,26 +127,20 @@ def _flag(text: str) -> bool:
         return True
     if chosen in ("off", "false", "no", "0", "オフ"):
         return False
-    raise BadValue("on か off です。/ Use on or off.")
+    raise BadValue(replies.ON_OR_OFF)
 
 
 def _zone(text: str) -> str:
     try:
         ZoneInfo(text.strip())
     except (ZoneInfoNotFoundError, ValueError):
-        raise BadValue(
-            "Asia/Tokyo のようなタイムゾーン名を入力してください。/ Enter a time zone such as "
-            "Asia/Tokyo."
-        ) from None
+        raise BadValue(replies.ENTER_ZONE) from None
     return text.strip()
 
 
 def _persona(text: str) -> str:
     if len(text.strip()) > PERSONA_MAX_CHARS:
-        raise BadValue(
-            f"{PERSONA_MAX_CHARS}文字以内にしてください。/ Keep it under {PERSONA_MAX_CHARS} "
-            "characters."
-        )
+        raise BadValue(replies.PERSONA_TOO_LONG, limit=PERSONA_MAX_CHARS)
     return text.strip()
 
 
@@ -150,7 +149,7 @@ def _clock_time(text: str) -> time | None:
     if not text.strip():
         return None
     if not match or int(match.group(1)) > 23 or int(match.group(2)) > 59:
-        raise BadValue("07:00 のように入力してください。/ Enter a time such as 07:00.")
+        raise BadValue(replies.ENTER_CLOCK_TIME)
     return time(int(match.group(1)), int(match.group(2)))
 
 
@@ -172,7 +171,7 @@ def parse_quiet_hours(text: str) -> tuple[int, int] | None:
         return None
     match = re.fullmatch(r"\s*(\d{1,2})\s*-\s*(\d{1,2})\s*", text)
     if not match or int(match.group(1)) > 23 or int(match.group(2)) > 24:
-        raise BadValue("0-7 のように入力してください。/ Enter hours such as 0-7.")
+        raise BadValue(replies.ENTER_HOURS)
     return int(match.group(1)), int(match.group(2))
 
 
@@ -182,20 +181,20 @@ def _hours(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0.25 <= value <= 168:
-        raise BadValue("0.25〜168 時間です。/ Use 0.25 to 168 hours.")
+        raise BadValue(replies.HOURS_RANGE)
     return value
 
 
 def _tokens(text: str) -> int:
     cleaned = text.strip().replace(",", "").replace("_", "")
     if not cleaned.isdigit() or int(cleaned) > 10**10:
-        raise BadValue("0以上の整数です（0 は無制限）。/ Use a whole number (0 = unlimited).")
+        raise BadValue(replies.WHOLE_NUMBER)
     return int(cleaned)
 
 
 def _place(text: str) -> str:
     if not 1 <= len(text.strip()) <= 100:
-        raise BadValue("地名を入力してください。/ Enter a place name.")
+        raise BadValue(replies.ENTER_PLACE)
     return text.strip()
 
 
@@ -233,6 +232,10 @@ class Setting:
     en: str
     parse: Callable[[str], Any]
     group: str
+
+    def label(self, language: Language) -> str:
+        """The setting's name as an admin reads it, in language."""
+        return self.ja if language == "ja" else self.en
 
     def show(self, value: Any) -> str:
         """The value as an admin reads it."""

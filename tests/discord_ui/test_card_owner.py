@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.agent.call_records import CallRecords
-from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard, state_line
 from bot.discord_ui.cards.owner import CardKey, CardOwner, may_move
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
@@ -69,7 +69,7 @@ async def test_a_finished_card_is_never_shown_as_running_again(
     assert not await owner.move(KEY, CardState.RUNNING, decided_by=7)
 
     assert owner.state(KEY) == CardState.DONE
-    assert [t.split(" / ")[1] for t in titles(message)] == ["done"]
+    assert titles(message) == [state_line(CardState.DONE, "ja")]
 
 
 async def test_concurrent_writers_edit_one_at_a_time_and_end_on_the_final_state(
@@ -88,7 +88,7 @@ async def test_concurrent_writers_edit_one_at_a_time_and_end_on_the_final_state(
 
     assert not message.overlapped
     assert owner.state(KEY) == CardState.REJECTED
-    assert "rejected" in titles(message)[-1]
+    assert titles(message)[-1] == state_line(CardState.REJECTED, "ja")
 
 
 async def test_another_process_finds_the_card_by_its_call(
@@ -101,7 +101,7 @@ async def test_another_process_finds_the_card_by_its_call(
     second = CardOwner(messages, CallRecords(database.sessions, "test/1"), clock)  # type: ignore[arg-type]
     assert await second.move(KEY, CardState.INVALIDATED)
 
-    assert "cancelled" in titles(messages.by_id[42])[-1]
+    assert titles(messages.by_id[42])[-1] == state_line(CardState.INVALIDATED, "ja")
     assert await second.message_id(CardKey("c5:u7", "call_unknown")) is None
 
 

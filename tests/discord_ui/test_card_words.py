@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from zoneinfo import ZoneInfo
 
-from bot.discord_ui.cards.embed import CardState, ToolCard, dressed
+from bot.agent.recovery import BROKE_OFF_DETAIL, RESTART_DETAIL
+from bot.discord_ui.cards.decisions import recovery_reason
+from bot.discord_ui.cards.embed import CardState, ToolCard, dressed, state_line
+from bot.i18n import answers
 from bot.reminders.tools import REMINDER_TOOLS
 
 TOOLS = {t.name: t for t in REMINDER_TOOLS}
@@ -57,3 +61,21 @@ def test_a_failed_call_tells_the_member_the_reply_explains_not_the_models_error(
     fields = {f.name: f.value for f in card.render().fields}
 
     assert fields["Result"] == "That did not work; the reply says why."
+
+
+def test_recoverys_reasons_reach_the_card_in_its_members_language() -> None:
+    assert recovery_reason(RESTART_DETAIL, "ja") == answers.RESTARTED_BEFORE_RUN("ja")
+    assert recovery_reason(RESTART_DETAIL, "en") == RESTART_DETAIL
+    assert recovery_reason(BROKE_OFF_DETAIL, "ja") == answers.BROKE_OFF("ja")
+    # Any other reason (a member's rejection reason) is shown as it was written.
+    assert recovery_reason("日付が違う", "en") == "日付が違う"
+    assert recovery_reason(None, "ja") is None
+
+
+def test_a_card_in_each_state_says_it_in_one_language() -> None:
+    for state in CardState:
+        japanese, english = state_line(state, "ja"), state_line(state, "en")
+
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), state
+        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", english), state
+        assert "/" not in japanese and "/" not in english

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.app.discord_app import App, build_app
+from bot.discord_ui.cards.embed import CardState, state_line
+from bot.i18n import LANGUAGES
 from bot.runtime.clock import Clock
 from bot.settings import Settings, load_settings
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
@@ -183,3 +185,8 @@ def approval_card(fake: FakeDiscord, channel_id: int = GENERAL_CHANNEL_ID) -> Js
 def card_state(message: Json) -> str:
     """The state line of a tool card's embed."""
     return str(message["embeds"][0]["description"])
+
+
+def card_is(state: CardState, message: Json) -> bool:
+    """Whether a tool card shows state (its line in the one language it is written in)."""
+    return card_state(message) in {state_line(state, language) for language in LANGUAGES}

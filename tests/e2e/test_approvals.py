@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from bot.agent.approvals.service import Decision
+from bot.discord_ui.cards.embed import CardState, state_line
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import (
     RunningBot,
     approval_card,
+    card_is,
     card_state,
     custom_ids,
     running_bot,
@@ -60,7 +62,7 @@ async def test_approve_runs_the_tool_and_the_card_shows_each_state(
     llm.queue(tool_call("create_reminder", REMINDER), text("12月1日 9:00 に登録しました！"))
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
         card = await _card(otomo)
-        assert "approval" in card_state(card)
+        assert card_is(CardState.NEEDS_APPROVAL, card)
         assert f"<@{HANA_ID}>" in json.dumps(card["embeds"][0], ensure_ascii=False)
 
         click = await fake.click_button(int(card["id"]), _button(card, "approve"), HANA_ID)
@@ -70,9 +72,9 @@ async def test_approve_runs_the_tool_and_the_card_shows_each_state(
 
         assert response["type"] == 6  # acknowledged at once, before the tool ran
         states = [card_state(e) for e in fake.edits(int(card["id"])) if e.get("embeds")]
-        assert any("running" in s for s in states)
+        assert state_line(CardState.RUNNING, "ja") in states
         final = fake.message(int(card["id"]))
-        assert final is not None and "done" in card_state(final)
+        assert final is not None and card_is(CardState.DONE, final)
         assert custom_ids(final) == []
         assert await _reminders(otomo) == ["歯医者"]
         tool_result = llm.last_request.messages[-1]
@@ -97,7 +99,7 @@ async def test_reject_with_a_reason_reaches_the_model_next_turn(
             int(card["id"]),
         )
         await submitted.wait_response()
-        await fake.wait_until(lambda: "rejected" in card_state(fake.message(int(card["id"]))))
+        await fake.wait_until(lambda: card_is(CardState.REJECTED, fake.message(int(card["id"]))))
         await otomo.idle()
         assert await _reminders(otomo) == []
 
@@ -173,7 +175,7 @@ async def test_a_click_after_a_restart_resumes_the_conversation(
         await otomo.idle()
 
         assert await _reminders(otomo) == ["歯医者"]
-        assert "done" in card_state(fake.message(int(card["id"])) or {})
+        assert card_is(CardState.DONE, fake.message(int(card["id"])) or {})
 
 
 async def test_a_card_that_expired_while_the_bot_was_down_says_so(
@@ -185,7 +187,7 @@ async def test_a_card_that_expired_while_the_bot_was_down_says_so(
         card = await _card(otomo)
     clock.advance(timedelta(minutes=6))
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
-        await fake.wait_until(lambda: "expired" in card_state(fake.message(int(card["id"]))))
+        await fake.wait_until(lambda: card_is(CardState.EXPIRED, fake.message(int(card["id"]))))
 
         assert custom_ids(fake.message(int(card["id"])) or {}) == []
         assert await _reminders(otomo) == []
@@ -211,7 +213,7 @@ async def test_a_card_whose_post_failed_still_runs_the_tool_when_approved(
         await otomo.idle()
 
         assert await _reminders(otomo) == ["歯医者"]
-        assert "done" in card_state(fake.message(int(card["id"])) or {})
+        assert card_is(CardState.DONE, fake.message(int(card["id"])) or {})
 
 
 async def test_an_approval_recorded_just_before_a_crash_runs_after_the_restart(
@@ -234,5 +236,5 @@ async def test_an_approval_recorded_just_before_a_crash_runs_after_the_restart(
         await otomo.idle()
 
         assert await _reminders(otomo) == ["歯医者"]
-        assert "done" in card_state(fake.message(int(card["id"])) or {})
+        assert card_is(CardState.DONE, fake.message(int(card["id"])) or {})
         assert llm.request_count == 2

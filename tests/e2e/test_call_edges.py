@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from bot.discord_ui.cards.embed import CardState
 from bot.notes import NoteAuthor
 from tests.e2e.harness import (
     RunningBot,
     approval_card,
     bot_environment,
-    card_state,
+    card_is,
     custom_ids,
     running_bot,
 )
@@ -69,12 +70,12 @@ async def test_an_approved_tool_that_is_running_can_be_stopped_from_its_card(
             )
             running = fake.message(card_id)
             stop = _stop_button(running)
-            assert stop is not None and "running" in card_state(running or {})
+            assert stop is not None and card_is(CardState.RUNNING, running or {})
 
             clicked = await fake.click_button(card_id, stop, HANA_ID)
             await clicked.wait_response()
             await fake.wait_until(
-                lambda: "stopped" in card_state(fake.message(card_id) or {}), timeout=LIMIT
+                lambda: card_is(CardState.INTERRUPTED, fake.message(card_id) or {}), timeout=LIMIT
             )
             await otomo.idle()
             tavily.release()
@@ -142,7 +143,7 @@ async def test_a_crash_while_an_approved_tool_runs_ends_its_card_and_history_tru
             # The search has started (the fake holds it): the process dies mid-call.
             await fake.wait_until(lambda: len(tavily.requests) == 1, timeout=LIMIT)
             await fake.wait_until(
-                lambda: "running" in card_state(fake.message(card_id) or {}), timeout=LIMIT
+                lambda: card_is(CardState.RUNNING, fake.message(card_id) or {}), timeout=LIMIT
             )
         finally:
             await first.kill()
@@ -150,7 +151,8 @@ async def test_a_crash_while_an_approved_tool_runs_ends_its_card_and_history_tru
         try:
             await second.wait_for_line("Otomo is ready")
             await fake.wait_until(
-                lambda: UNKNOWN in card_state(fake.message(card_id) or {}), timeout=LIMIT
+                lambda: card_is(CardState.UNKNOWN_OUTCOME, fake.message(card_id) or {}),
+                timeout=LIMIT,
             )
             llm.queue(text("検索は途中で止まったので、結果が分かりません。"))
             follow_up = await fake.send_user_message(

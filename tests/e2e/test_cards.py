@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.discord_ui.cards.embed import CardState
 from bot.i18n import answers
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
-from tests.e2e.harness import approval_card, card_state, custom_ids, running_bot
+from tests.e2e.harness import approval_card, card_is, custom_ids, running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ScriptedLLM, hang, tool_call
 
@@ -55,7 +56,7 @@ async def test_a_timed_out_approval_says_it_expired_not_rejected(
         await otomo.idle()
 
         final = fake.message(int(card["id"]))
-        assert final is not None and "expired" in card_state(final)
+        assert final is not None and card_is(CardState.EXPIRED, final)
         assert custom_ids(final) == []
         closing = otomo.bot_messages_after(card)[-1]["content"]
         assert closing == answers.CLOSING_EXPIRED("ja")

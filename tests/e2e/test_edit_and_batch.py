@@ -8,9 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from bot.discord_ui.cards.embed import CardState
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
-from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
+from tests.e2e.harness import (
+    RunningBot,
+    approval_card,
+    card_is,
+    custom_ids,
+    running_bot,
+)
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, TARO_ID, FakeDiscord, Json
 from tests.fakes.llm_server import ScriptedLLM, text, tool_call, tool_calls
 
@@ -92,7 +99,7 @@ async def test_an_edited_call_runs_as_edited_and_the_model_is_told(
         assert changed["you_sent"] == DENTIST
         assert changed["ran_with"] == {"when": "2026-12-01T10:00", "what": "歯医者（本院）"}
         final = fake.message(int(card["id"]))
-        assert final is not None and "done" in card_state(final)
+        assert final is not None and card_is(CardState.DONE, final)
         assert "内容（変更後）" in {f["name"] for f in final["embeds"][0]["fields"]}
 
 
@@ -114,7 +121,7 @@ async def test_an_edit_that_cannot_run_is_answered_privately_and_the_card_stays(
         assert "in the past" in why["content"]
         assert await _reminders(otomo) == []
         still = fake.message(int(card["id"]))
-        assert still is not None and "approval" in card_state(still)
+        assert still is not None and card_is(CardState.NEEDS_APPROVAL, still)
         assert _button(still, "approve")
         assert llm.request_count == 1
 
@@ -147,7 +154,7 @@ async def test_approve_all_runs_every_call_of_the_answer_once(
         assert llm.request_count == 2
         for card in (first, second):
             final = fake.message(int(card["id"]))
-            assert final is not None and "done" in card_state(final) and custom_ids(final) == []
+            assert final is not None and card_is(CardState.DONE, final) and custom_ids(final) == []
 
 
 async def test_reject_all_runs_nothing(tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM) -> None:
@@ -163,7 +170,7 @@ async def test_reject_all_runs_nothing(tmp_path: Path, fake: FakeDiscord, llm: S
         assert llm.request_count == 1
         for card in (first, second):
             final = fake.message(int(card["id"]))
-            assert final is not None and "rejected" in card_state(final)
+            assert final is not None and card_is(CardState.REJECTED, final)
 
 
 async def test_a_stranger_cannot_approve_all(
@@ -243,5 +250,5 @@ async def test_calls_decided_one_by_one_wait_for_each_other_then_each_goes_its_w
         results = llm.last_request.messages_with_role("tool")
         assert '"created": true' in results[0]["content"]
         assert "rejected" in results[1]["content"] and "美容院は自分で" in results[1]["content"]
-        assert "done" in card_state(fake.message(int(first["id"])) or {})
-        assert "rejected" in card_state(fake.message(int(second["id"])) or {})
+        assert card_is(CardState.DONE, fake.message(int(first["id"])) or {})
+        assert card_is(CardState.REJECTED, fake.message(int(second["id"])) or {})

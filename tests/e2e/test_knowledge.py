@@ -188,16 +188,16 @@ async def test_a_kb_admin_role_may_use_kb_without_manage_server(
 
 
 @pytest.mark.parametrize(
-    ("path", "complaint"),
+    ("path", "japanese", "english"),
     [
-        ("../x.md", "`..`"),
-        ("guides/../../x.md", "`..`"),
-        ("/tmp/x.md", "absolute path"),
-        ("notes.txt", "must end in `.md`"),
+        ("../x.md", "`..` で上のフォルダには出られません", "Paths cannot go up with `..`"),
+        ("guides/../../x.md", "`..` で上のフォルダには出られません", "cannot go up with `..`"),
+        ("/tmp/x.md", "絶対パスではなく", "not an absolute path"),
+        ("notes.txt", "`.md` で終わらせて", "must end in `.md`"),
     ],
 )
 async def test_paths_outside_the_knowledge_base_or_not_markdown_are_refused_with_sentences(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, path: str, complaint: str
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, path: str, japanese: str, english: str
 ) -> None:
     async with _otomo(tmp_path, fake, llm):
         for command in ("kb new", "kb edit", "kb show"):
@@ -206,8 +206,15 @@ async def test_paths_outside_the_knowledge_base_or_not_markdown_are_refused_with
             assert response["type"] == 4, (command, response)
             assert _is_ephemeral(response["data"])
             content = response["data"]["content"]
-            assert complaint in content and content.startswith("⚠️ ")
-            assert "。/ " in content  # a Japanese sentence first, then the English one
+            # The member's Discord is in Japanese: the Japanese sentence alone.
+            assert japanese in content and content.startswith("⚠️ ")
+            assert english not in content and "/ " not in content.replace("/kb", "")
+        fake.world.client_locale = "en-US"
+        _, response = await _slash(fake, "kb show", {"path": path})
+        content = response["data"]["content"]
+        # A member whose Discord is in English reads the English one alone.
+        assert english in content and content.startswith("⚠️ ") and japanese not in content
+        assert not any("\u3040" <= char <= "\u9fff" for char in content), content
     assert not (tmp_path / "x.md").exists()
     assert fake.deadline_misses == []
 
@@ -224,7 +231,7 @@ async def test_text_over_the_size_cap_is_refused_and_the_admins_text_is_handed_b
         refused = await _submit_form(fake, custom_id, typed)
 
         assert "3,000 バイト" in uploaded["content"]
-        assert "at most 2,000 (KB_MAX_FILE_BYTES)" in uploaded["content"]
+        assert "2,000 バイト（KB_MAX_FILE_BYTES）まで" in uploaded["content"]
         assert "KB_MAX_FILE_BYTES" in refused["content"] and _is_ephemeral(refused)
         assert [a["filename"] for a in refused["attachments"]] == ["big.md"]
         assert fake.attachment_data(int(refused["id"]))["big.md"].decode().startswith(typed)
@@ -264,7 +271,7 @@ async def test_an_edit_saved_meanwhile_is_not_overwritten_by_an_older_form(
         rules.write_text(RULES + "\n追記: 先に保存された変更\n", "utf-8")
         refused = await _submit_form(fake, custom_id, shown + "\n私の変更\n")
 
-        assert "changed by someone else" in refused["content"]
+        assert "開いた後でほかの人が変更しました" in refused["content"]
         assert "先に保存された変更" in rules.read_text("utf-8")
         assert "私の変更" not in rules.read_text("utf-8")
         assert "私の変更" in fake.attachment_data(int(refused["id"]))["rules.md"].decode()

@@ -39,6 +39,10 @@ def _assert_for_people(message: Json) -> None:
     assert "footer" not in message["embeds"][0]
 
 
+def _labels(message: Json) -> list[str]:
+    return [c["label"] for row in message["components"] for c in row["components"]]
+
+
 async def _approve(otomo: RunningBot, card: Json, user_id: int = HANA_ID) -> None:
     approve = next(c for c in custom_ids(card) if c.endswith(":approve"))
     click = await otomo.fake.click_button(int(card["id"]), approve, user_id)
@@ -68,6 +72,9 @@ async def test_a_reminder_card_in_japanese_reads_as_a_member_would_say_it(
         assert fields["内容"] == "歯医者"
         assert "繰り返し" not in fields  # a one-time reminder: nothing to show
         assert f"<@{HANA_ID}>" in fields["承認"]
+        # The state line and the buttons speak the member's language too, one at a time.
+        assert embed["description"] == "🔐 承認待ち"
+        assert _labels(card) == ["承認", "却下", "常に許可", "編集"]
         _assert_for_people(card)
 
         await _approve(otomo, card)
@@ -92,8 +99,34 @@ async def test_a_member_writing_english_reads_the_card_in_english(
         assert embed["title"] == "🔧 Set a reminder"
         assert set(fields) >= {"When", "What", "Repeats", "Approval"}
         assert fields["Repeats"] == "every week on Monday and Thursday"
-        assert not re.search(r"[\u3040-\u30ff]", json.dumps(fields, ensure_ascii=False))
+        assert embed["description"] == "🔐 Needs approval"
+        assert _labels(card) == ["Approve", "Reject", "Always allow", "Edit"]
+        # Everything but what the member asked to be reminded of (歯医者, their own words).
+        ours = {**embed, "fields": [f for f in embed["fields"] if f["name"] != "What"]}
+        shown = json.dumps([ours, card["components"]], ensure_ascii=False)
+        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", shown), shown
         _assert_for_people(card)
+
+
+@pytest.mark.parametrize(
+    ("locale", "title", "label"),
+    [("ja", "却下の理由", "理由（任意）"), ("en-US", "Why reject?", "Reason (optional)")],
+)
+async def test_the_reject_form_follows_the_clickers_discord_not_the_cards_language(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, locale: str, title: str, label: str
+) -> None:
+    llm.queue(tool_call("create_reminder", REMINDER), text("OK"))
+    fake.world.client_locale = locale
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        card = await _asked(otomo, "remind me about the dentist on Dec 1 at 9")
+        reject = next(c for c in custom_ids(card) if c.endswith(":reject"))
+        click = await fake.click_button(int(card["id"]), reject, HANA_ID)
+        modal = await click.wait_response()
+
+        assert _labels(card)[:2] == ["Approve", "Reject"]  # the card: the message's language
+        assert modal["type"] == 9
+        assert modal["data"]["title"] == title
+        assert modal["data"]["components"][0]["components"][0]["label"] == label
 
 
 async def test_a_read_only_call_gets_a_status_line_not_an_approval_card(

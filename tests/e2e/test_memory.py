@@ -10,9 +10,16 @@ import pytest
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
 from bot.agent.conversation.retention import RETENTION_JOB_ID
+from bot.discord_ui.cards.embed import CardState
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
-from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
+from tests.e2e.harness import (
+    RunningBot,
+    approval_card,
+    card_is,
+    custom_ids,
+    running_bot,
+)
 from tests.fakes.discord_server import (
     ADMIN_ID,
     GENERAL_CHANNEL_ID,
@@ -176,7 +183,7 @@ async def test_forgetting_ends_a_waiting_card_at_once_and_says_why(
         # No click needed: the card is final once the forget is done.
         final = fake.message(int(card["id"]))
         assert final is not None
-        assert "cancelled" in card_state(final)
+        assert card_is(CardState.INVALIDATED, final)
         assert custom_ids(final) == []  # its buttons are gone
         shown = str(final["embeds"])
         assert "/otomo forget" in shown

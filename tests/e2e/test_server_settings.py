@@ -9,10 +9,19 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.chat.persona import ENGLISH_SERVER
+from bot.discord_ui.cards.embed import CardState
 from bot.i18n import replies
 from bot.runtime.clock import ManualClock
+from bot.servers.config import SETTINGS as SETTINGS_BY_NAME
 from bot.servers.posts import POSTS_JOB_ID
-from tests.e2e.harness import RunningBot, approval_card, card_state, custom_ids, running_bot
+from tests.e2e.harness import (
+    RunningBot,
+    approval_card,
+    card_is,
+    card_state,
+    custom_ids,
+    running_bot,
+)
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,
     GUILD_ID,
@@ -72,9 +81,7 @@ async def test_an_admin_sets_the_persona_in_the_panel_and_only_their_server_hear
         )
         redrawn = await submitted.wait_response()
         assert redrawn["type"] == 7
-        assert f"🏠 ペルソナ（口調・キャラクター） / Persona: {PIRATE[:20]}" in str(
-            redrawn["data"]["embeds"]
-        )
+        assert f"🏠 ペルソナ（口調・キャラクター）: {PIRATE[:20]}" in str(redrawn["data"]["embeds"])
 
         await otomo.ask("暇だなー", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID)
         await otomo.ask("暇だなー", channel_id=GENERAL_CHANNEL_ID, user_id=HANA_ID)
@@ -89,7 +96,9 @@ async def test_a_member_without_manage_server_cannot_open_the_panel(
     async with running_bot(tmp_path, fake=two_servers, llm=llm) as otomo:
         answer, _ = await open_panel(two_servers, SORA_ID, SECOND_GENERAL_CHANNEL_ID)
 
-        assert "Manage Server" in answer["data"]["content"] and not answer["data"].get("embeds")
+        # Said in the member's Discord language (Japanese in the fake), as one sentence.
+        assert answer["data"]["content"] == replies.SETTINGS_REFUSAL("ja")
+        assert not answer["data"].get("embeds")
         assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()
 
 
@@ -218,7 +227,9 @@ async def test_a_channel_of_another_server_is_refused_and_nothing_changes(
         )
         refusal = await submitted.wait_response()
 
-        assert "not a channel of this server" in refusal["data"]["content"]
+        assert refusal["data"]["content"] == replies.SETTINGS_UNCHANGED(
+            "ja", why=replies.NOT_OUR_CHANNEL("ja", ids=str(RANDOM_CHANNEL_ID))
+        )
         assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()
 
 
@@ -329,7 +340,7 @@ async def test_approver_roles_let_their_holders_decide_in_that_server_only(
         # hana holds the server's approver role there: she decides sora's call.
         allowed = await fake.click_button(int(there["id"]), approve_button(there), HANA_ID)
         await allowed.wait_response()
-        await fake.wait_until(lambda: "done" in card_state(fake.message(int(there["id"]))))
+        await fake.wait_until(lambda: card_is(CardState.DONE, fake.message(int(there["id"]))))
         await otomo.idle()
 
         await otomo.ask("メモして", channel_id=GENERAL_CHANNEL_ID, user_id=TARO_ID)
@@ -355,3 +366,64 @@ async def test_a_server_in_english_gets_english_answers_and_the_other_stays_japa
 
     assert ENGLISH_SERVER in system_prompt(llm, 0)
     assert ENGLISH_SERVER not in system_prompt(llm, 1)
+
+
+@pytest.mark.parametrize(
+    ("locale", "expected", "other"),
+    [
+        (
+            "en-US",
+            ["⚙️ This server's settings", "💬 Answering", "Persona: —", "Change a setting"],
+            "このサーバー",
+        ),
+        (
+            "ja",
+            [
+                "⚙️ このサーバーの設定",
+                "💬 応答",
+                "ペルソナ（口調・キャラクター）: —",
+                "変更する設定",
+            ],
+            "This server",
+        ),
+    ],
+)
+async def test_an_admin_reads_the_panel_and_its_refusals_in_their_discord_language(
+    tmp_path: Path,
+    two_servers: FakeDiscord,
+    llm: ScriptedLLM,
+    locale: str,
+    expected: list[str],
+    other: str,
+) -> None:
+    fake = two_servers
+    fake.world.client_locale = locale
+    language = "en" if locale == "en-US" else "ja"
+    async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
+        answer, message_id = await open_panel(fake, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
+        shown = str(answer["data"])
+        menu = answer["data"]["components"][0]["components"][0]
+        chosen = await fake.choose_select(
+            message_id, menu["custom_id"], ["weather_time"], SECOND_OWNER_ID
+        )
+        modal = await chosen.wait_response()
+        field = modal["data"]["components"][0]["components"][0]
+        submitted = await fake.submit_modal(
+            modal["data"]["custom_id"],
+            {field["custom_id"]: "25:99"},
+            SECOND_OWNER_ID,
+            SECOND_GENERAL_CHANNEL_ID,
+            message_id,
+        )
+        refusal = await submitted.wait_response()
+        refused, _ = await open_panel(fake, SORA_ID, SECOND_GENERAL_CHANNEL_ID)
+
+        assert all(words in shown for words in expected), shown
+        # One language at a time: nothing of the other one, and nothing glued with " / ".
+        assert other not in shown and " / " not in shown
+        assert modal["data"]["title"] == SETTINGS_BY_NAME["weather_time"].label(language)
+        assert refusal["data"]["content"] == replies.SETTINGS_UNCHANGED(
+            language, why=replies.ENTER_CLOCK_TIME(language)
+        )
+        assert refused["data"]["content"] == replies.SETTINGS_REFUSAL(language)
+        assert otomo.app.core.servers.config(SECOND_GUILD_ID).overridden == frozenset()

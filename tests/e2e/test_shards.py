@@ -135,7 +135,7 @@ async def test_each_process_answers_its_shard_clicks_work_anywhere_and_jobs_run_
     assert answer["content"] == "明日9時にお知らせします。"
     final = fake.message(int(card["id"]))
     assert final is not None
-    assert final["embeds"][0]["description"] == "✅ 完了 / done"  # the other process ran it
+    assert final["embeds"][0]["description"] == "✅ 完了"  # the other process ran it
     assert "**created**: true" in str(final["embeds"][0]["fields"])
 
 

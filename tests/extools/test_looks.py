@@ -40,7 +40,7 @@ def test_the_schema_titles_become_the_card_title_and_labels() -> None:
     assert embed.title == "🔧 サイコロを振る"
     # An argument without a label is still shown, under its own name: nothing sent is hidden.
     assert fields["面の数"] == "20" and fields["times"] == "2"
-    assert "mcp:dice" in fields["提供元 / provided by"]
+    assert "mcp:dice" in fields["提供元"]
 
 
 def test_a_title_with_a_mention_or_too_long_is_not_used() -> None:

@@ -211,15 +211,16 @@ async def test_reload_picks_up_files_changed_outside_the_bot(
 
 
 @pytest.mark.parametrize("path", ["../x.md", "/etc/x.md", "notes.txt", "faq.md"])
-async def test_refusals_are_sentences_in_japanese_then_english(
+async def test_refusals_are_one_sentence_in_japanese_and_one_in_english(
     editor: KnowledgeEditor, path: str
 ) -> None:
     with pytest.raises(KnowledgeEditError) as refused:
         await editor.create(path, "# x\n", ADMIN)
 
-    japanese, english = str(refused.value).split("。/ ", 1)
-    assert not japanese.isascii()
+    japanese, english = refused.value.said("ja"), refused.value.said("en")
+    assert not japanese.isascii() and japanese.endswith("。") and "/ " not in japanese
     assert english.isascii() and english.endswith(".")
+    assert str(refused.value) == english  # what logs read
 
 
 async def test_check_new_names_the_file_or_refuses_before_any_text_is_typed(

@@ -3,6 +3,7 @@ by every process, and nothing of one server in another."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import time, timedelta
 
@@ -129,8 +130,12 @@ def test_bad_values_are_refused_with_a_sentence() -> None:
         ("persona", "x" * 1001),
         ("weather_enabled", "maybe"),
     ]:
-        with pytest.raises(BadValue):
+        with pytest.raises(BadValue) as refused:
             SETTINGS[name].parse(typed)
+        # One sentence per language, said in the admin's: Japanese, or English without kana.
+        japanese, english = refused.value.said("ja"), refused.value.said("en")
+        assert re.search(r"[\u3040-\u30ff]", japanese) and " / " not in japanese, japanese
+        assert not re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", english), english
 
 
 def test_channel_mentions_and_ids_are_read_alike() -> None:

@@ -219,9 +219,9 @@ class ApprovalService:
                 guild_id=request.guild_id,
             )
         text = {
-            Decision.APPROVE: "Approved.",
-            Decision.ALWAYS: f"Approved; {request.tool_name} will run without asking from now on.",
-            Decision.REJECT: "Rejected.",
+            Decision.APPROVE: answers.APPROVED(language),
+            Decision.ALWAYS: answers.APPROVED_ALWAYS(language, tool=request.tool_name),
+            Decision.REJECT: answers.REJECTED(language),
         }[decision]
         return DecisionOutcome(True, status, text, request, changed=True)
 
@@ -232,16 +232,19 @@ class ApprovalService:
         arguments: dict[str, Any],
         *,
         is_approver: bool = False,
+        language: Language = "en",
     ) -> DecisionOutcome:
         """Approve the call with a member's edit of its arguments (already validated): the
         edit and the approval are one conditional update, so a pending row takes both or
         neither; the model's own arguments are kept to tell it what changed."""
-        refusal = self.refusal(request, user_id, is_approver)
+        refusal = self.refusal(request, user_id, is_approver, language)
         if refusal is not None:
             return DecisionOutcome(False, Status(request.status), refusal, request)
         now = self._clock.now()
         if request.status != Status.PENDING or request.expires_at <= now:
-            return await self.decide(request, user_id, Decision.APPROVE, is_approver=is_approver)
+            return await self.decide(
+                request, user_id, Decision.APPROVE, is_approver=is_approver, language=language
+            )
         edited = json.dumps(arguments, ensure_ascii=False)
         original = request.original_arguments or request.arguments
         async with self._sessions() as session, session.begin():
@@ -259,13 +262,17 @@ class ApprovalService:
         if not getattr(result, "rowcount", 0):
             current_row = await self.get(request.id)
             current = Status(current_row.status) if current_row else None
-            text = already_text(current) if current else "This request no longer exists."
+            text = (
+                already_text(current, language) if current else answers.UNKNOWN_APPROVAL(language)
+            )
             return DecisionOutcome(False, current, text, current_row)
         if self._metrics is not None:
             self._metrics.approval(str(Status.APPROVED))
         _decided(request, Status.APPROVED, None, user_id, now)
         request.arguments, request.original_arguments = edited, original
-        return DecisionOutcome(True, Status.APPROVED, "Approved.", request, changed=True)
+        return DecisionOutcome(
+            True, Status.APPROVED, answers.APPROVED(language), request, changed=True
+        )
 
     async def in_batch(self, request: ApprovalRequest) -> list[ApprovalRequest]:
         """The requests asked together with this one (itself included), in call order; a

@@ -243,7 +243,7 @@ class RunRenderer:
             return None
         first = not self.posted
         if first and self.run_id and "view" not in kwargs:
-            kwargs["view"] = stop_view(self.run_id)
+            kwargs["view"] = stop_view(self.run_id, self.language)
         if first and self.reply_to is not None:
             kwargs["reference"] = self.reply_to.to_reference(fail_if_not_exists=False)
         message: discord.Message | None = await self._guard(
@@ -263,7 +263,7 @@ class RunRenderer:
     async def _post_card(self, call_id: str, card: ToolCard) -> discord.Message | None:
         key = self._key(call_id)
         stop_run = self.run_id if not self.posted and self.run_id else None
-        view = stop_view(stop_run) if stop_run else discord.utils.MISSING
+        view = stop_view(stop_run, self.language) if stop_run else discord.utils.MISSING
         message = await self._send("", embed=card.render(), view=view)
         if message is not None and self._owner is not None:
             await self._owner.adopt(key, message, card, stop_run=stop_run)

@@ -14,7 +14,7 @@ import discord
 
 from bot.agent.approvals.service import Decision, Status, decode_arguments
 from bot.agent.approvals.types import already_text
-from bot.agent.recovery import Outcome
+from bot.agent.recovery import BROKE_OFF_DETAIL, RESTART_DETAIL, Outcome
 from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.live import TypingIndicator
@@ -24,7 +24,7 @@ from bot.discord_ui.cards.editing import form_fields, read_form
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
-from bot.i18n import Language, answers, language_of_locale
+from bot.i18n import Language, Text, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
 from bot.text.clip import clip
@@ -38,11 +38,6 @@ _STATUS_CARD = {
     Status.EXPIRED: CardState.EXPIRED,
     Status.INVALIDATED: CardState.INVALIDATED,
 }
-
-FORGOTTEN = (
-    "会話の記憶が削除されたので実行しません / the conversation was forgotten (/otomo forget), "
-    "so this will not run"
-)
 
 
 def _recovered_state(outcome: Outcome) -> CardState:
@@ -87,7 +82,7 @@ class ApprovalDesk:
             await interaction.response.send_message(refusal, ephemeral=True)
             return
         if action == "reject" and request.status == Status.PENDING:
-            await interaction.response.send_modal(RejectReasonModal(approval_id))
+            await interaction.response.send_modal(RejectReasonModal(approval_id, language))
             return
         if action == "edit":
             await self._open_edit(interaction, request)
@@ -144,7 +139,7 @@ class ApprovalDesk:
                     else None
                 ),
                 arguments=None,
-                detail=FORGOTTEN,
+                detail=wording.FORGOTTEN.say(_language_of(request)),
             )
 
     async def recover(self, *, everyone: bool) -> int:
@@ -154,14 +149,18 @@ class ApprovalDesk:
         for item in ended:
             call = item.call
             fallback = (call.channel_id, call.message_id) if call.message_id else None
+            # A call that asked for approval kept its member's language with the request.
+            asked = await self.staff.approvals.find_by_call(call.conversation_key, call.call_id)
+            language = _language_of(asked) if asked else "ja"
             await self.staff.cards.move(
                 CardKey(call.conversation_key, call.call_id),
                 _recovered_state(item.outcome),
                 base=dressed(
-                    ToolCard(name=call.tool_name), self.staff.agent.registry.get(call.tool_name)
+                    ToolCard(name=call.tool_name, language=language),
+                    self.staff.agent.registry.get(call.tool_name),
                 ),
                 fallback=fallback,
-                detail=item.detail,
+                detail=recovery_reason(item.detail, language),
             )
         return len(ended)
 
@@ -184,7 +183,8 @@ class ApprovalDesk:
         found = self.staff.agent.registry.get(request.tool_name)
         if request.status != Status.PENDING or found is None:
             await interaction.response.send_message(
-                already_text(Status(request.status)), ephemeral=True
+                already_text(Status(request.status), language_of_locale(interaction.locale)),
+                ephemeral=True,
             )
             return
         fields = form_fields(found, decode_arguments(request), language)
@@ -198,14 +198,13 @@ class ApprovalDesk:
         staff = self.staff
         request = await staff.approvals.get(approval_id)
         found = staff.agent.registry.get(request.tool_name) if request else None
+        clicker = language_of_locale(interaction.locale)
         if request is None or found is None:
-            await interaction.followup.send(wording.GONE.say("ja"), ephemeral=True)
+            await interaction.followup.send(wording.GONE.say(clicker), ephemeral=True)
             return
         language = _language_of(request)
         approver = self._approver(interaction.user)
-        refusal = staff.approvals.refusal(
-            request, interaction.user.id, approver, language_of_locale(interaction.locale)
-        )
+        refusal = staff.approvals.refusal(request, interaction.user.id, approver, clicker)
         if refusal is not None:
             await interaction.followup.send(refusal, ephemeral=True)
             return
@@ -218,7 +217,7 @@ class ApprovalDesk:
             await interaction.followup.send(clip(why, 1900), ephemeral=True)
             return
         outcome = await staff.approvals.approve_edited(
-            request, interaction.user.id, arguments, is_approver=approver
+            request, interaction.user.id, arguments, is_approver=approver, language=clicker
         )
         if outcome.changed and outcome.request is not None:
             await self._carry_on(outcome.request)
@@ -245,7 +244,7 @@ class ApprovalDesk:
             if outcome.changed and outcome.request is not None:
                 decided = outcome.request
         if decided is None:
-            text = wording.NOTHING_WAITING.say(_language_of(request))
+            text = wording.NOTHING_WAITING.say(language_of_locale(interaction.locale))
             await interaction.followup.send(text, ephemeral=True)
             return
         await self._carry_on(decided)
@@ -345,6 +344,19 @@ class ApprovalDesk:
             log.exception("Resuming approval %s failed", request.id)
         finally:
             staff.runs.end(run)
+
+
+# Recovery's reasons (written for the model's history) as the card's member reads them.
+_RECOVERY_DETAILS: dict[str, Text] = {
+    RESTART_DETAIL: answers.RESTARTED_BEFORE_RUN,
+    BROKE_OFF_DETAIL: answers.BROKE_OFF,
+}
+
+
+def recovery_reason(detail: str | None, language: Language) -> str | None:
+    """A recovery reason in the member's language (another reason as it was stored)."""
+    known = _RECOVERY_DETAILS.get(detail or "")
+    return known(language) if known else detail
 
 
 def _language_of(request: ApprovalRequest) -> Language:

@@ -13,7 +13,7 @@ import discord
 
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.tools import Tool
-from bot.agent.tools.presentation import Label, Look, moment
+from bot.agent.tools.presentation import Label, Look, Words, moment
 from bot.discord_ui.cards import wording
 from bot.i18n import Language
 from bot.text.clip import clip
@@ -67,25 +67,26 @@ REJECTION_STATE: dict[RejectionReason, CardState] = {
     "after_shutdown": CardState.INVALIDATED,
 }
 
-_LOOK: dict[CardState, tuple[str, discord.Colour]] = {
-    CardState.PREPARING: ("⏳ 準備中… / preparing", discord.Colour.light_grey()),
-    CardState.NEEDS_APPROVAL: ("🔐 承認待ち / needs approval", discord.Colour.gold()),
-    CardState.RUNNING: ("⚙️ 実行中… / running", discord.Colour.blurple()),
-    CardState.DONE: ("✅ 完了 / done", discord.Colour.green()),
-    CardState.FAILED: ("⚠️ 失敗 / failed", discord.Colour.orange()),
-    CardState.REJECTED: ("❌ 却下 / rejected", discord.Colour.red()),
-    CardState.EXPIRED: ("⌛ 期限切れ / expired — nothing was run", discord.Colour.dark_grey()),
-    CardState.INVALIDATED: ("🚫 無効 / cancelled — nothing was run", discord.Colour.dark_grey()),
-    CardState.INTERRUPTED: ("⏹️ 中断 / stopped", discord.Colour.dark_grey()),
-    CardState.UNKNOWN_OUTCOME: (
-        "❔ 結果不明 / started — the bot restarted before it finished; the outcome is unknown",
-        discord.Colour.dark_grey(),
-    ),
-    CardState.CHANGED: (
-        "🔄 ツールが変わりました / the tool changed — nothing was run",
-        discord.Colour.dark_grey(),
-    ),
+# Each state's emoji, sentence (in the card's language) and colour.
+_LOOK: dict[CardState, tuple[str, Words, discord.Colour]] = {
+    CardState.PREPARING: ("⏳", wording.PREPARING, discord.Colour.light_grey()),
+    CardState.NEEDS_APPROVAL: ("🔐", wording.NEEDS_APPROVAL, discord.Colour.gold()),
+    CardState.RUNNING: ("⚙️", wording.RUNNING, discord.Colour.blurple()),
+    CardState.DONE: ("✅", wording.DONE, discord.Colour.green()),
+    CardState.FAILED: ("⚠️", wording.FAILED, discord.Colour.orange()),
+    CardState.REJECTED: ("❌", wording.REJECTED, discord.Colour.red()),
+    CardState.EXPIRED: ("⌛", wording.EXPIRED, discord.Colour.dark_grey()),
+    CardState.INVALIDATED: ("🚫", wording.INVALIDATED, discord.Colour.dark_grey()),
+    CardState.INTERRUPTED: ("⏹️", wording.INTERRUPTED, discord.Colour.dark_grey()),
+    CardState.UNKNOWN_OUTCOME: ("❔", wording.UNKNOWN_OUTCOME, discord.Colour.dark_grey()),
+    CardState.CHANGED: ("🔄", wording.CHANGED, discord.Colour.dark_grey()),
 }
+
+
+def state_line(state: CardState, language: Language) -> str:
+    """The line at the top of a card in state, in language."""
+    emoji, words, _ = _LOOK[state]
+    return f"{emoji} {words.say(language)}"
 
 
 @dataclass
@@ -120,16 +121,17 @@ class ToolCard:
 
     def render(self) -> discord.Embed:
         """The embed for the current state (within Discord's embed limits)."""
-        state_line, colour = _LOOK[self.state]
+        emoji, _, colour = _LOOK[self.state]
         say = self.language
         if self.read_only and self.look is not None:
-            return discord.Embed(colour=colour, description=self._status_line(state_line))
+            return discord.Embed(colour=colour, description=self._status_line(emoji))
         title = f"🔧 {self.look.title.say(say)}" if self.look else f"🔧 {self.name}"
-        embed = discord.Embed(title=clip(title, 256), colour=colour, description=state_line)
+        line = state_line(self.state, say)
+        embed = discord.Embed(title=clip(title, 256), colour=colour, description=line)
         if self.source:
             embed.add_field(
-                name="提供元 / provided by",
-                value=f"`{clip(self.source, 100)}` (外部ツール / external tool)",
+                name=wording.PROVIDED_BY.say(say),
+                value=f"`{clip(self.source, 100)}` {wording.EXTERNAL_TOOL.say(say)}",
                 inline=False,
             )
         for label, value in self.details[:5]:
@@ -137,7 +139,9 @@ class ToolCard:
         if self.arguments:
             if self.look is None:
                 embed.add_field(
-                    name="引数 / arguments", value=format_arguments(self.arguments), inline=False
+                    name=wording.ARGUMENTS.say(say),
+                    value=format_arguments(self.arguments),
+                    inline=False,
                 )
             else:
                 for label, value in self._labelled():
@@ -169,7 +173,7 @@ class ToolCard:
             )
         return embed
 
-    def _status_line(self, state_line: str) -> str:
+    def _status_line(self, emoji: str) -> str:
         """A read-only call in one line: what it does, then what it found."""
         assert self.look is not None
         doing = (self.look.doing or self.look.title).say(self.language)
@@ -178,7 +182,6 @@ class ToolCard:
             return f"✅ {said or wording.DONE_LINE.say(self.language).format(doing=doing)}"
         if self.state in (CardState.PREPARING, CardState.RUNNING):
             return f"⚙️ {wording.RUNNING_LINE.say(self.language).format(doing=doing)}"
-        emoji = state_line.split(" ")[0]
         if self.state == CardState.FAILED:
             return f"{emoji} {wording.FAILED_LINE.say(self.language).format(doing=doing)}"
         return f"{emoji} {doing}"

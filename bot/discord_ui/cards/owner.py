@@ -196,7 +196,7 @@ def _view(card: ToolCard, stop_run: str | None) -> discord.ui.View | None:
             editable=bool(card.arguments),
             batch=bool(card.batch),
         )
-    return stop_view(stop_run) if stop_run else None
+    return stop_view(stop_run, card.language) if stop_run else None
 
 
 def _look(card: ToolCard, stop_run: str | None) -> Any:

@@ -5,6 +5,29 @@ from __future__ import annotations
 
 from bot.agent.tools.presentation import Words
 
+# The state line at the top of a card.
+PREPARING = Words("準備中…", "Preparing…")
+NEEDS_APPROVAL = Words("承認待ち", "Needs approval")
+RUNNING = Words("実行中…", "Running…")
+DONE = Words("完了", "Done")
+FAILED = Words("失敗", "Failed")
+REJECTED = Words("却下されました", "Rejected")
+EXPIRED = Words("期限切れのため実行していません", "Expired: nothing was run")
+INVALIDATED = Words("取り消されたため実行していません", "Cancelled: nothing was run")
+INTERRUPTED = Words("停止しました", "Stopped")
+UNKNOWN_OUTCOME = Words(
+    "実行中にボットが再起動したため、結果がわかりません",
+    "Started, but the bot restarted before it finished: the outcome is unknown",
+)
+CHANGED = Words("ツールが変わったため実行していません", "The tool changed: nothing was run")
+PROVIDED_BY = Words("提供元", "Provided by")
+EXTERNAL_TOOL = Words("（外部ツール）", "(external tool)")
+ARGUMENTS = Words("引数", "Arguments")
+FORGOTTEN = Words(
+    "会話の記憶が削除されたため実行しません（/otomo forget）",
+    "The conversation was forgotten (/otomo forget), so this will not run",
+)
+
 WAITING_FOR = Words("{who} さんの承認を待っています", "Waiting for {who} to approve")
 EXPIRES = Words("（期限 {when}）", " (expires {when})")
 APPROVAL = Words("承認", "Approval")
@@ -28,6 +51,9 @@ ALWAYS = Words("常に許可", "Always allow")
 EDIT = Words("編集", "Edit")
 APPROVE_ALL = Words("すべて承認", "Approve all")
 REJECT_ALL = Words("すべて却下", "Reject all")
+STOP = Words("停止", "Stop")
+REJECT_TITLE = Words("却下の理由", "Why reject?")
+REJECT_REASON = Words("理由（任意）", "Reason (optional)")
 EDIT_TITLE = Words("内容を直して実行", "Edit, then run")
 OTHER_ARGUMENTS = Words("そのほか（JSON）", "Other (JSON)")
 EDIT_INVALID = Words(

@@ -102,7 +102,7 @@ class KnowledgeCommands(commands.Cog):
             return
         original = getattr(error, "original", error)
         if isinstance(original, KnowledgeEditError):
-            await say(interaction, f"⚠️ {original}")
+            await say(interaction, f"⚠️ {original.said(language_of_locale(interaction.locale))}")
             return
         log.error("/kb command failed", exc_info=original)
         await say(interaction, failed(interaction))

@@ -102,7 +102,7 @@ def file_deletion(
         try:
             await editor.delete(content.path, who, scope=scope, expected_hash=content.content_hash)
         except KnowledgeEditError as exc:
-            return f"⚠️ {exc}"
+            return f"⚠️ {exc.said(language_of_locale(interaction.locale))}"
         except OSError as exc:
             log.error("Deleting %s failed: %s", source, exc)
             return failed(interaction)

@@ -75,7 +75,7 @@ async def write_submitted(
     except KnowledgeEditError as exc:
         await say(
             interaction,
-            f"⚠️ {exc}\n{replies.KB_TEXT_ATTACHED(language)}",
+            f"⚠️ {exc.said(language)}\n{replies.KB_TEXT_ATTACHED(language)}",
             file=as_file(text, path),
         )
         return

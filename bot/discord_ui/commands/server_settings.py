@@ -17,6 +17,7 @@ from discord.ext import commands
 
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import Language, language_of_locale, replies
 from bot.members.permissions import Permissions
 from bot.servers.config import PERSONA_MAX_CHARS, SETTINGS, BadValue, ServerConfig
 from bot.servers.directory import ServerDirectory
@@ -30,23 +31,6 @@ log = logging.getLogger(__name__)
 PANEL_SECONDS = 600
 # A value longer than this is clipped in the panel (the persona), so the embed stays small.
 SHOWN_CHARS = 80
-
-REFUSAL = (
-    "サーバーの設定を変えられるのは「サーバー管理」権限を持つ管理者だけです。/ Only members with "
-    "Manage Server (or Administrator) can change this server's settings."
-)
-NO_SERVER = (
-    "設定はサーバーごとです。サーバーのチャンネルで使ってください。/ Settings are per server: "
-    "use /otomo settings in one of its channels."
-)
-GROUPS = {
-    "answering": "💬 応答 / Answering",
-    "roles": "🔐 ロール / Roles",
-    "tools": "🧰 ツール / Tools",
-    "weather": "☀️ 毎日の天気 / Daily weather",
-    "tips": "💡 Tips・話題 / Tips and topics",
-    "budgets": "🪙 予算 / Budgets",
-}
 
 
 def as_typed(name: str, value: Any) -> str:
@@ -62,22 +46,22 @@ def as_typed(name: str, value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def panel(config: ServerConfig) -> discord.Embed:
-    """Every setting's effective value and its source, grouped."""
+def panel(config: ServerConfig, language: Language) -> discord.Embed:
+    """Every setting's effective value and its source, grouped, in the admin's language."""
     embed = discord.Embed(
-        title="⚙️ このサーバーの設定 / This server's settings",
-        description="🏠 = このサーバーで設定 / set here · 🌐 = ボットの既定 / the bot's default",
+        title=replies.SETTINGS_TITLE(language),
+        description=replies.SETTINGS_LEGEND(language),
         color=discord.Color.blurple(),
     )
-    for group, title in GROUPS.items():
+    for group, title in replies.SETTINGS_GROUPS.items():
         lines = []
         for setting in SETTINGS.values():
             if setting.group != group:
                 continue
             source = "🏠" if setting.name in config.overridden else "🌐"
             shown = clip(setting.show(getattr(config, setting.name)), SHOWN_CHARS)
-            lines.append(f"{source} {setting.ja} / {setting.en}: {shown}")
-        embed.add_field(name=title, value=clip("\n".join(lines), 1024), inline=False)
+            lines.append(f"{source} {setting.label(language)}: {shown}")
+        embed.add_field(name=title(language), value=clip("\n".join(lines), 1024), inline=False)
     return embed
 
 
@@ -94,26 +78,28 @@ def _check_belongs(name: str, value: Any, guild: discord.Guild | None) -> None:
     ids = value if isinstance(value, frozenset) else {value} if value else set()
     if name in CHANNEL_SETTINGS:
         foreign = [i for i in ids if guild.get_channel_or_thread(i) is None]
-        what = "このサーバーのチャンネルではありません / not a channel of this server"
+        what = replies.NOT_OUR_CHANNEL
     else:
         foreign = [i for i in ids if guild.get_role(i) is None]
-        what = "このサーバーのロールではありません / not a role of this server"
+        what = replies.NOT_OUR_ROLE
     if foreign:
-        raise BadValue(f"{', '.join(str(i) for i in sorted(foreign))}: {what}.")
+        raise BadValue(what, ids=", ".join(str(i) for i in sorted(foreign)))
 
 
 class SettingForm(discord.ui.Modal):
     """One setting's value, typed; a bad value is said and nothing is changed."""
 
-    def __init__(self, servers: ServerDirectory, guild_id: int, name: str) -> None:
+    def __init__(
+        self, servers: ServerDirectory, guild_id: int, name: str, language: Language
+    ) -> None:
         setting = SETTINGS[name]
-        super().__init__(title=clip(f"{setting.ja} / {setting.en}", 45), timeout=PANEL_SECONDS)
+        super().__init__(title=clip(setting.label(language), 45), timeout=PANEL_SECONDS)
         self.servers = servers
         self.guild_id = guild_id
         self.name = name
         current = as_typed(name, getattr(servers.config(guild_id), name))
         self.value: discord.ui.TextInput[SettingForm] = discord.ui.TextInput(
-            label=clip(setting.en, 45),
+            label=clip(setting.label(language), 45),
             default=current[:PERSONA_MAX_CHARS],
             required=False,
             style=discord.TextStyle.paragraph if name == "persona" else discord.TextStyle.short,
@@ -123,25 +109,26 @@ class SettingForm(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Store the value and redraw the panel, or say what was wrong with it."""
+        language = language_of_locale(interaction.locale)
         try:
             value = SETTINGS[self.name].parse(self.value.value or "")
             _check_belongs(self.name, value, interaction.guild)
         except BadValue as exc:
-            await say(interaction, f"⚠️ {exc}\n変更していません。/ Nothing was changed.")
+            await say(interaction, replies.SETTINGS_UNCHANGED(language, why=exc.said(language)))
             return
         config = await self.servers.change(self.guild_id, {self.name: value}, interaction.user.id)
         log.info("Server %s: %s changed by %s", self.guild_id, self.name, interaction.user.id)
-        await interaction.response.edit_message(embed=panel(config))
+        await interaction.response.edit_message(embed=panel(config, language))
 
 
 class ChangeSelect(discord.ui.Select["SettingsPanel"]):
     """Pick a setting to change: opens its form."""
 
-    def __init__(self, servers: ServerDirectory, guild_id: int) -> None:
+    def __init__(self, servers: ServerDirectory, guild_id: int, language: Language) -> None:
         super().__init__(
-            placeholder="変更する設定 / Change a setting",
+            placeholder=replies.SETTINGS_CHANGE(language),
             options=[
-                discord.SelectOption(label=clip(f"{s.ja} / {s.en}", 100), value=s.name)
+                discord.SelectOption(label=clip(s.label(language), 100), value=s.name)
                 for s in SETTINGS.values()
             ],
         )
@@ -150,8 +137,9 @@ class ChangeSelect(discord.ui.Select["SettingsPanel"]):
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Open the chosen setting's form."""
+        language = language_of_locale(interaction.locale)
         await interaction.response.send_modal(
-            SettingForm(self.servers, self.guild_id, self.values[0])
+            SettingForm(self.servers, self.guild_id, self.values[0], language)
         )
 
 
@@ -159,16 +147,19 @@ class ResetSelect(discord.ui.Select["SettingsPanel"]):
     """Pick settings to return to the bot's defaults."""
 
     def __init__(
-        self, servers: ServerDirectory, guild_id: int, names: list[str], permissions: Permissions
+        self,
+        servers: ServerDirectory,
+        guild_id: int,
+        names: list[str],
+        permissions: Permissions,
+        language: Language,
     ) -> None:
         super().__init__(
-            placeholder="既定に戻す / Reset to the default",
+            placeholder=replies.SETTINGS_RESET(language),
             min_values=1,
             max_values=len(names),
             options=[
-                discord.SelectOption(
-                    label=clip(f"{SETTINGS[n].ja} / {SETTINGS[n].en}", 100), value=n
-                )
+                discord.SelectOption(label=clip(SETTINGS[n].label(language), 100), value=n)
                 for n in names
             ],
         )
@@ -181,27 +172,35 @@ class ResetSelect(discord.ui.Select["SettingsPanel"]):
         config = await self.servers.change(
             self.guild_id, dict.fromkeys(self.values), interaction.user.id, reset=True
         )
+        language = language_of_locale(interaction.locale)
         await interaction.response.edit_message(
-            embed=panel(config), view=SettingsPanel(self.servers, self.guild_id, self.permissions)
+            embed=panel(config, language),
+            view=SettingsPanel(self.servers, self.guild_id, self.permissions, language),
         )
 
 
 class SettingsPanel(discord.ui.View):
     """The private panel; only this server's admins can use it."""
 
-    def __init__(self, servers: ServerDirectory, guild_id: int, permissions: Permissions) -> None:
+    def __init__(
+        self,
+        servers: ServerDirectory,
+        guild_id: int,
+        permissions: Permissions,
+        language: Language,
+    ) -> None:
         super().__init__(timeout=PANEL_SECONDS)
         self.permissions = permissions
-        self.add_item(ChangeSelect(servers, guild_id))
+        self.add_item(ChangeSelect(servers, guild_id, language))
         overridden = sorted(servers.config(guild_id).overridden)
         if overridden:
-            self.add_item(ResetSelect(servers, guild_id, overridden, permissions))
+            self.add_item(ResetSelect(servers, guild_id, overridden, permissions, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Still an admin of this server (rights may have changed since the panel opened)."""
         if self.permissions.is_server_admin(actor_of_interaction(interaction)):
             return True
-        await say(interaction, REFUSAL)
+        await say(interaction, replies.SETTINGS_REFUSAL(language_of_locale(interaction.locale)))
         return False
 
 
@@ -227,15 +226,16 @@ class ServerSettingsCommands(commands.Cog):
 
     async def settings(self, interaction: discord.Interaction[Any]) -> None:
         """Show this server's settings, with menus to change them (admins)."""
+        language = language_of_locale(interaction.locale)
         if interaction.guild_id is None:
-            await say(interaction, NO_SERVER)
+            await say(interaction, replies.SETTINGS_NO_SERVER(language))
             return
         if not self.permissions.is_server_admin(actor_of_interaction(interaction)):
-            await say(interaction, REFUSAL)
+            await say(interaction, replies.SETTINGS_REFUSAL(language))
             return
         await interaction.response.send_message(
-            embed=panel(self.servers.config(interaction.guild_id)),
-            view=SettingsPanel(self.servers, interaction.guild_id, self.permissions),
+            embed=panel(self.servers.config(interaction.guild_id), language),
+            view=SettingsPanel(self.servers, interaction.guild_id, self.permissions, language),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import discord
 
+from bot.agent.tools.presentation import Words
 from bot.discord_ui.buttons import IdActionButton, button_targets
 from bot.discord_ui.failures import failures_told
 from bot.i18n import Language, Text, language_of_locale, posts, replies
@@ -30,9 +31,9 @@ REMINDER_LABELS: dict[str, Text] = {
     "morning": replies.SNOOZE_MORNING,
     "done": replies.DONE,
 }
-REMINDER_ACTIONS: dict[str, tuple[str, discord.ButtonStyle]] = {
+REMINDER_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
     action: (
-        label.ja,
+        Words(label.ja, label.en),
         discord.ButtonStyle.success if action == "done" else discord.ButtonStyle.secondary,
     )
     for action, label in REMINDER_LABELS.items()
@@ -71,10 +72,8 @@ class ReminderButton(
 def reminder_view(reminder_id: int, language: Language = "ja") -> discord.ui.View:
     """The buttons attached to a delivered reminder, labelled in the post's language."""
     view = discord.ui.View(timeout=None)
-    for action, label in REMINDER_LABELS.items():
-        button = ReminderButton(reminder_id, action)
-        button.item.label = label(language)
-        view.add_item(button)
+    for action in REMINDER_LABELS:
+        view.add_item(ReminderButton(reminder_id, action, language))
     return view
 
 

@@ -199,8 +199,10 @@ async def test_a_server_admin_deletes_only_their_servers_files_never_the_shared_
         faq_here = await _asked_prompt(otomo, "参加方法を教えて", **FIRST)
         mochi_there = await _asked_prompt(otomo, "餅つき大会はいつ？", **SECOND)
 
-    assert "shared file" in refused["content"] and refused["flags"] & EPHEMERAL
-    assert "Only the bot's owners" in not_owner["content"] and not (root / "guide.md").exists()
+    # The members' Discord is in Japanese: each refusal is said in Japanese only.
+    assert "すべてのサーバー共通のファイル" in refused["content"] and refused["flags"] & EPHEMERAL
+    assert "shared file" not in refused["content"]
+    assert "ボットの管理者" in not_owner["content"] and not (root / "guide.md").exists()
     assert (root / "faq.md").read_text("utf-8") == FAQ
     assert "招待リンクから参加できます" in faq_here
     assert "を削除しました" in done["content"] and "mochi.md" in done["content"]

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
+from bot.reminders.display import summary
 from bot.reminders.repeat import (
     RepeatRule,
     RepeatTooFrequent,
@@ -18,7 +19,6 @@ from bot.reminders.repeat import (
     following,
     load_rule,
     next_occurrence,
-    summary,
 )
 
 NEW_YORK = ZoneInfo("America/New_York")

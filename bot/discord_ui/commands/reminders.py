@@ -14,14 +14,13 @@ from discord.ext import commands
 from bot.i18n import Language, Text, language_of_locale, replies
 from bot.members.preferences import UnknownTimezone, UserPreferences, timezone_names
 from bot.reminders.buttons import when_said
-from bot.reminders.display import ReminderView
+from bot.reminders.display import ReminderView, summary_en
 from bot.reminders.errors import (
     NotReminderOwner,
     ReminderClosed,
     ReminderError,
     ReminderNotFound,
 )
-from bot.reminders.repeat import summary_en
 from bot.reminders.service import MAX_LISTED, ReminderService
 from bot.reminders.times import local_text
 from bot.text.clip import clip

@@ -18,7 +18,8 @@ from bot.reminders.delivery.sender import (
     ReminderSender,
     delivery_nonce,
 )
-from bot.reminders.repeat import following, load_rule, summary, summary_en
+from bot.reminders.display import summary, summary_en
+from bot.reminders.repeat import following, load_rule
 from bot.reminders.times import local_text
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError

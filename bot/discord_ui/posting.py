@@ -45,12 +45,6 @@ class ChannelPoster:
                 f"channel {channel_id}: {failure.reason}", failure.retry_after
             ) from exc
 
-    def guild_of(self, channel_id: int) -> int | None:
-        """The server a channel belongs to (None for a DM or a channel not in the cache)."""
-        channel = self.client.get_channel(channel_id)
-        guild = getattr(channel, "guild", None)
-        return guild.id if guild is not None else None
-
     async def in_server(self, channel_id: int, guild_id: int) -> bool:
         """Whether a channel belongs to this server (the bot's default channel belongs to one
         server only, and no server posts into another's)."""

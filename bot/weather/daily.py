@@ -39,12 +39,6 @@ class DailyWeatherReport:
 
 
 PostReport = Callable[[DailyWeatherReport], Awaitable[None]]
-# The language of the post, asked each time (the server's choice may change).
-PostLanguage = Callable[[], Awaitable[Language]]
-
-
-async def _default_language() -> Language:
-    return "ja"
 
 
 def _degrees(value: float | None) -> str:

@@ -91,7 +91,7 @@ def report_from_forecast(
     note = laundry.note_ja if japanese else laundry.note_en
     if note:
         advice += posts.LAUNDRY_NOTE(language, note=note)
-    place = forecast.place.label()
+    place = forecast.place.label(language)
     return DailyWeatherReport(
         place=place,
         date=forecast.date,

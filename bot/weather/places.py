@@ -10,6 +10,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.i18n import Language
 from bot.text.analysis import normalize
 
 JAPAN_TIMEZONE = "Asia/Tokyo"
@@ -27,9 +28,15 @@ class Place(BaseModel):
     region: str | None = None
     country: str | None = None
     name_en: str | None = None
+    region_en: str | None = None
 
-    def label(self) -> str:
-        """The name with its region when that adds something, e.g. 横浜（神奈川県）."""
+    def label(self, language: Language = "ja") -> str:
+        """The name with its region when that adds something, e.g. 横浜（神奈川県）, or
+        Yokohama (Kanagawa) in English (a place known by one name only keeps it)."""
+        if language == "en" and self.name_en:
+            if self.region_en and self.region_en != self.name_en:
+                return f"{self.name_en} ({self.region_en})"
+            return self.name_en
         if self.region and not self.region.startswith(self.name):
             return f"{self.name}（{self.region}）"
         return self.name
@@ -102,6 +109,7 @@ def _build_aliases() -> dict[str, Place]:
             region=prefecture,
             country="日本",
             name_en=capital_en.title(),
+            region_en=prefecture_en.title(),
         )
         for key in (prefecture, strip_suffix(prefecture), capital, prefecture_en, capital_en):
             aliases.setdefault(key, place)

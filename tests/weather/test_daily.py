@@ -65,6 +65,26 @@ async def test_the_report_describes_tomorrow_at_the_default_place(
     assert report.as_text().splitlines()[0] == "⛅ 明日 11月30日(日) 東京の天気"
 
 
+async def test_an_english_report_names_the_place_in_english(service: WeatherService) -> None:
+    report = await build_daily_report(service, NOW, "Tokyo", language="en")
+
+    assert report.place == "Tokyo"
+    assert report.title.startswith("Weather in Tokyo, tomorrow")
+    assert "東京" not in report.as_text()
+
+
+async def test_an_english_report_names_a_prefecture_in_english(service: WeatherService) -> None:
+    report = await build_daily_report(service, NOW, "神奈川県", language="en")
+
+    assert report.place == "Yokohama (Kanagawa)"
+
+
+async def test_a_japanese_report_names_the_place_in_japanese(service: WeatherService) -> None:
+    report = await build_daily_report(service, NOW, "Kanagawa", language="ja")
+
+    assert report.place == "横浜（神奈川県）"
+
+
 async def test_tomorrow_is_counted_in_the_places_time_zone(
     settings: Settings, fake: FakeOpenMeteo
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import aiohttp
@@ -16,6 +17,8 @@ PROBE_TIMEOUT_SECONDS = 3.0
 # What of a plugin's unexpected answer the model sees.
 EXCERPT_CHARS = 300
 READ_CHUNK_BYTES = 64 * 1024
+
+log = logging.getLogger(__name__)
 
 
 class Unreachable(ToolError):
@@ -78,7 +81,7 @@ class CallbackClient:
                 body = await _read_capped(response, self.max_answer_bytes)
                 if body is None:
                     raise ToolError(too_large(name, self.max_answer_bytes))
-                text = _decode(body, response.charset)
+                text = _decode(name, body, response.charset)
         except aiohttp.ClientConnectorError as exc:
             reason = exc.strerror or "connection refused"
             raise Unreachable(
@@ -136,11 +139,26 @@ async def _read_capped(response: aiohttp.ClientResponse, limit: int) -> bytes | 
         chunks.append(chunk)
 
 
-def _decode(body: bytes, charset: str | None) -> str:
+def _decode(name: str, body: bytes, charset: str | None) -> str:
+    """The answer as text in its declared charset (UTF-8 when it names none or one Python does
+    not know); bytes that are not valid text make the answer unusable, never replaced."""
+    encoding = charset or "utf-8"
     try:
-        return body.decode(charset or "utf-8", errors="replace")
+        return body.decode(encoding)
     except LookupError:
-        return body.decode("utf-8", errors="replace")
+        return _decode(name, body, None)
+    except UnicodeDecodeError as exc:
+        log.warning(
+            "External tool %s answered with bytes that are not valid %s text (at byte %d); "
+            "its answer was not used",
+            name,
+            encoding.upper(),
+            exc.start,
+        )
+        raise ToolError(
+            f"The tool {name} answered with bytes that are not valid {encoding.upper()} text, so "
+            "its result is unknown. Tell the user the tool is misbehaving."
+        ) from None
 
 
 def _excerpt(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -75,6 +76,28 @@ async def test_answers_become_results_or_sentences(
         assert outcome.output == output
     else:
         assert words in outcome.output and "roll_dice" in outcome.output
+
+
+async def test_an_answer_that_is_not_utf8_is_an_error_for_the_model_logged_once(
+    rig: Rig, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def garbled(_: dict[str, Any]) -> web.StreamResponse:
+        return web.Response(
+            body=b'{"output": "\xff\xfe\xfd", "is_error": false}',
+            content_type="application/json",
+        )
+
+    rig.plugin.answer = garbled
+    await rig.register()
+
+    with caplog.at_level(logging.WARNING):
+        outcome = await _call(rig)
+
+    assert outcome.is_error
+    assert "roll_dice" in outcome.output and "UTF-8" in outcome.output
+    logged = [r for r in caplog.records if "roll_dice" in r.getMessage()]
+    assert len(logged) == 1 and "UTF-8" in logged[0].getMessage()
+    assert logged[0].levelno == logging.WARNING
 
 
 async def test_a_callback_slower_than_its_timeout_becomes_a_sentence(rig: Rig) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from sqlalchemy import select
 
 from bot.agent import events as ev
@@ -108,3 +111,18 @@ async def test_retries_stop_when_the_next_try_would_not_fit_the_round(rig: Rig) 
     failed = events[-1]
     assert isinstance(failed, ev.Failed) and failed.kind == "timeout"
     assert rig.llm.request_count == 2
+
+
+async def test_a_server_error_during_a_chat_is_not_logged_as_the_start_up_check(
+    rig: Rig, caplog: pytest.LogCaptureFixture
+) -> None:
+    rig.llm.rule = lambda request: server_error()
+
+    with caplog.at_level(logging.WARNING, logger="bot"):
+        events = await collect(rig.agent.run(rig.request(), "やあ"))
+
+    assert isinstance(events[-1], ev.Failed)
+    said = [r.getMessage() for r in caplog.records if "The model cannot answer" in r.getMessage()]
+    assert said, [r.getMessage() for r in caplog.records]
+    assert all("start-up check" not in line for line in said)
+    assert all("answered a general call with an error (500" in line for line in said)

@@ -389,7 +389,7 @@ class LLMClient:
         itself cannot answer (key, name, server), since every member is affected."""
         failure = failure_from_exception(exc)
         if failure.kind in UNAVAILABLE_KINDS:
-            problem = problem_from_exception(exc, model, self._settings)
+            problem = problem_from_exception(exc, model, self._settings, f"a {purpose} call")
             log.error("The model cannot answer (%s): %s", purpose, problem.sentence)
         else:
             log.warning("LLM call failed (%s): %s", purpose, error)

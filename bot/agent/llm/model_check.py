@@ -124,8 +124,11 @@ async def ask_model(settings: Settings, model: str | None = None) -> ModelAnswer
     return ModelAnswered(model, time.perf_counter() - started)
 
 
-def problem_from_exception(exc: BaseException, model: str, settings: Settings) -> ModelProblem:
-    """The sentence for an operator when the model refused or could not be reached."""
+def problem_from_exception(
+    exc: BaseException, model: str, settings: Settings, asked: str = "the start-up check"
+) -> ModelProblem:
+    """The sentence for an operator when the model refused or could not be reached; asked
+    names the request that failed (the start-up check, or a call made for members)."""
     litellm = import_litellm()
     where = settings.llm_api_base or "the provider's API"
     detail = redact(_first_line(exc))
@@ -150,7 +153,7 @@ def problem_from_exception(exc: BaseException, model: str, settings: Settings) -
         )
     status = getattr(exc, "status_code", None)
     return ModelProblem(
-        f"the model {model!r} at {where} answered the start-up check with an error "
+        f"the model {model!r} at {where} answered {asked} with an error "
         f"({status or type(exc).__name__}: {detail}): check LLM_MODEL and LLM_API_BASE",
         unreachable=isinstance(status, int) and status >= 500,
     )

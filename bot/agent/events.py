@@ -51,9 +51,9 @@ class ApprovalRequired:
     expires_at: datetime
     # Where a tool from outside comes from (a plugin's source tag, `mcp:<server>`).
     source: str | None = None
-    # The names of every call of the answer asked together (this one first), when several
-    # are: this card lists them and offers to approve or reject them all.
-    batch: tuple[str, ...] = ()
+    # Every call of the answer asked together (name and arguments, this one first), when
+    # several are: this card lists them and offers to approve or reject them all.
+    batch: tuple[tuple[str, dict[str, Any]], ...] = ()
     # What the call is about, as the tool describes it for members (label, value).
     details: tuple[tuple[Words, str], ...] = ()
 

@@ -305,15 +305,17 @@ class ToolCalls:
             batch = call.id if others else None
             first = await self._ask(state, tool_item, call, arguments, batch)
             asked = [first]
+            listed = [(tool_item.name, arguments)]
             for other_tool, other_call, other_arguments in others:
                 asked.append(await self._ask(state, other_tool, other_call, other_arguments, batch))
-            names = tuple(item.name for _, item in asked) if others else ()
+                listed.append((other_tool.name, other_arguments))
+            calls = tuple(listed) if others else ()
             # The row exists before the card: a decision made anywhere later finds it.
             cards = [
                 replace(asking_of(row, item), details=await self._details(state, item, row))
                 for row, item in asked
             ]
-            cards[0] = replace(cards[0], batch=names)
+            cards[0] = replace(cards[0], batch=calls)
             return Gate("awaiting", first[0], tuple(cards))
         status = Status(existing.status)
         if status == Status.PENDING:

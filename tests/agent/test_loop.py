@@ -258,7 +258,8 @@ async def test_two_calls_of_one_turn_are_asked_together_and_rejecting_both_runs_
     events = await converse(rig, rig.agent.run(rig.request(), "aとb"), reject)
 
     # Both cards before any decision; the first lists the two.
-    assert asked[0].batch == ("add_note", "add_note") and asked[1].batch == ()
+    assert asked[0].batch == (("add_note", {"text": "a"}), ("add_note", {"text": "b"}))
+    assert asked[1].batch == ()
     assert [e.reason for e in of_type(events, ev.ToolRejected)] == ["rejected", "rejected"]
     assert isinstance(events[-1], ev.Done) and events[-1].reason == "rejected"
     assert rig.book.notes == [] and rig.llm.request_count == 1

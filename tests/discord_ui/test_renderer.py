@@ -78,3 +78,32 @@ async def test_every_send_allows_only_the_requester_to_be_pinged() -> None:
     assert allowed["parse"] == []
     assert allowed["users"] == [7]
     assert allowed.get("roles", []) == []
+
+
+async def test_stray_brackets_around_a_tool_call_are_not_posted() -> None:
+    channel, ticker = FakeChannel(), Ticker()
+    renderer = RunRenderer(channel, requester_id=7, run_id=None, clock=ticker)  # type: ignore[arg-type]
+
+    await renderer.render(ev.TextDelta("{"))
+    await renderer.render(ev.ToolCallStarted("call_1", "list_reminders"))
+    await renderer.render(ev.RoundEnd(1))
+    ticker.now += 2
+    await renderer.render(ev.TextDelta(" }"))
+    ticker.now += 2
+    await renderer.render(ev.TextDelta("}\n"))
+    await renderer.render(ev.Done("}}", "answered"))
+
+    assert channel.sent == []
+
+
+async def test_text_beside_punctuation_is_posted_whole() -> None:
+    channel = FakeChannel()
+    renderer = RunRenderer(channel, requester_id=7, run_id=None)  # type: ignore[arg-type]
+
+    await renderer.render(ev.TextDelta("「"))
+    await renderer.render(ev.TextDelta("了解」！"))
+    await renderer.render(ev.RoundEnd(1))
+    await renderer.render(ev.TextDelta("👍"))
+    await renderer.render(ev.Done("👍", "answered"))
+
+    assert [m.content for m in channel.sent] == ["「了解」！", "👍"]

@@ -10,6 +10,8 @@ import pytest
 
 from bot.discord_ui.cards.embed import CardState
 from bot.notes import NoteAuthor
+from bot.runtime.clock import ManualClock
+from tests.conftest import START
 from tests.e2e.harness import (
     RunningBot,
     approval_card,
@@ -88,6 +90,25 @@ async def test_an_approved_tool_that_is_running_can_be_stopped_from_its_card(
     told = [m for m in llm.last_request.messages if m["role"] == "tool"]
     assert "interrupted" in told[-1]["content"]
     assert llm.request_count == 2  # the stopped search made no second model call
+
+
+async def test_the_answer_after_an_approved_call_loses_its_stop_button_when_it_ends(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(
+        tool_call("create_reminder", {"when": "2026-12-01T09:00", "what": "歯医者"}),
+        text("登録しました"),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        await otomo.mention("12月1日の9時に歯医者ってリマインドして")
+        card = await _approve(fake)
+        answer = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "登録しました", timeout=LIMIT
+        )
+        await otomo.idle()
+
+    assert _stop_button(fake.message(int(answer["id"]))) is None
+    assert custom_ids(fake.message(int(card["id"])) or {}) == []
 
 
 async def _taros_note(otomo: RunningBot) -> int:

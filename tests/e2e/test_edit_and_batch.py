@@ -15,6 +15,7 @@ from tests.e2e.harness import (
     RunningBot,
     approval_card,
     card_is,
+    card_state,
     custom_ids,
     running_bot,
 )
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.e2e
 DENTIST = {"when": "2026-12-01T09:00", "what": "歯医者"}
 HAIRCUT = {"when": "2026-12-02T18:00", "what": "美容院"}
 ASKED = "12月1日の9時に歯医者、2日の18時に美容院ってリマインドして"
+ASKED_EN = "Remind me of the dentist on Dec 1 at 9:00 and the hairdresser on Dec 2 at 18:00"
 
 
 def _button(card: Json, action: str) -> str:
@@ -46,9 +48,9 @@ async def _reminders(otomo: RunningBot) -> list[tuple[str, str]]:
     return [(v.content, v.when_iso[:16]) for v in views]
 
 
-async def _ask_two(otomo: RunningBot) -> list[Json]:
+async def _ask_two(otomo: RunningBot, asked: str = ASKED) -> list[Json]:
     """The member asks for two reminders in one answer; return the two cards."""
-    await otomo.mention(ASKED)
+    await otomo.mention(asked)
     await otomo.fake.wait_until(lambda: len(_approval_cards(otomo.fake)) == 2, timeout=10)
     await otomo.idle()
     return _approval_cards(otomo.fake)
@@ -155,6 +157,58 @@ async def test_approve_all_runs_every_call_of_the_answer_once(
         for card in (first, second):
             final = fake.message(int(card["id"]))
             assert final is not None and card_is(CardState.DONE, final) and custom_ids(final) == []
+
+
+async def test_the_answer_after_approve_all_loses_its_stop_button_when_it_ends(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(_two_calls(), text("2件登録しました"))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        first, _ = await _ask_two(otomo)
+        click = await fake.click_button(int(first["id"]), _button(first, "all"), HANA_ID)
+        await click.wait_response()
+        answer = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "2件登録しました"
+        )
+        await otomo.idle()
+
+    assert custom_ids(fake.message(int(answer["id"])) or {}) == []
+
+
+async def test_the_batch_card_says_which_call_is_which(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.queue(_two_calls())
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        first, _ = await _ask_two(otomo, ASKED_EN)
+
+    listed = {f["name"]: f["value"] for f in first["embeds"][0]["fields"]}
+    lines = listed["Waiting for approval in this answer"].splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("• Set a reminder") and "歯医者" in lines[0]
+    assert lines[1].startswith("• Set a reminder") and "美容院" in lines[1]
+
+
+@pytest.mark.parametrize(
+    ("asked", "waiting", "running"),
+    [(ASKED, "ほかの操作を待っています", "実行中"), (ASKED_EN, "waiting for", "Running")],
+)
+async def test_an_approved_call_waiting_for_the_others_says_it_waits_not_that_it_runs(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, asked: str, waiting: str, running: str
+) -> None:
+    llm.queue(_two_calls())
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=ManualClock(START)) as otomo:
+        first, _ = await _ask_two(otomo, asked)
+        click = await fake.click_button(int(first["id"]), _button(first, "approve"), HANA_ID)
+        await click.wait_response()
+        await otomo.idle()
+        shown = fake.message(int(first["id"]))
+        assert await _reminders(otomo) == []
+
+    assert shown is not None
+    line = card_state(shown)
+    assert waiting in line and running not in line, line
+    assert not card_is(CardState.RUNNING, shown)
 
 
 async def test_reject_all_runs_nothing(tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM) -> None:

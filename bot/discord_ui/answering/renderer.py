@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -47,6 +48,13 @@ _CLOSING_LINES: dict[str, Text] = {
     "changed": answers.CLOSING_CHANGED,
     "shutdown": answers.CLOSING_SHUTDOWN,
 }
+
+
+def has_words(text: str) -> bool:
+    """Whether text holds anything to read: a model sometimes writes stray fragments around a
+    tool call ("{" before it, "}}" after it), and those alone are not worth a message. Letters,
+    digits and symbols (emoji included) count; punctuation, brackets and spaces do not."""
+    return any(not unicodedata.category(c).startswith(("P", "Z", "C")) for c in text)
 
 
 def _given(**values: Any) -> dict[str, Any]:
@@ -152,7 +160,7 @@ class RunRenderer:
                     expires_at=event.expires_at,
                     approval_id=event.approval_id,
                     source=event.source,
-                    batch=[self.title_of(name) for name in event.batch],
+                    batch=[self.new_card(name).gist(arguments) for name, arguments in event.batch],
                     details=[(w.say(self.language), v) for w, v in event.details],
                 )
             case ev.ToolExecuting():
@@ -219,7 +227,9 @@ class RunRenderer:
     async def _flush(self, *, final: bool) -> None:
         """Show the segment's text: earlier chunks are final, the last one may still grow."""
         segment = self._segment
-        chunks = split_message(segment.text, STREAM_CHUNK_LIMIT) if segment.text.strip() else []
+        if not segment.messages and not has_words(segment.text):
+            return  # nothing to read yet, or stray brackets around a tool call
+        chunks = split_message(segment.text, STREAM_CHUNK_LIMIT)
         for index, chunk in enumerate(chunks):
             shown = chunk if final or index < len(chunks) - 1 else chunk + " …"
             if index < len(segment.messages):
@@ -281,11 +291,6 @@ class RunRenderer:
         message = await self._post_card(call_id, self.new_card(name))
         return message.id if message is not None else None
 
-    def title_of(self, name: str) -> str:
-        """A tool's title in the member's language (its name when it has none)."""
-        found = self._describe(name) if self._describe else None
-        return found.look.title.say(self.language) if found and found.look else name
-
     def new_card(self, name: str) -> ToolCard:
         """A card for a call of name, in the member's language, with its tool's face."""
         card = ToolCard(name=name, language=self.language, timezone=self.timezone)
@@ -314,13 +319,15 @@ class RunRenderer:
             await self._owner.finish_open(list(self._cards.values()), state, detail)
 
     async def _remove_stop_button(self) -> None:
+        """The run ended: no message of it keeps Stop (a resumed run may have put it both on
+        the card it ran and on its first text message)."""
         card, host = self._stop_card, self._stop_host
         self._stop_card = self._stop_host = None
         if self.broken:
             return
         if card is not None and self._owner is not None:
             await self._owner.release_stop(card)
-        elif host is not None:
+        if host is not None:
             await self._guard(lambda: host.edit(view=None))
 
     async def _guard(self, action: Callable[[], Awaitable[Any]]) -> Any:

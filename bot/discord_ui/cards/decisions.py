@@ -254,10 +254,11 @@ class ApprovalDesk:
         (then the card says it is decided and waits for them)."""
         if await self.staff.approvals.batch_waits(request):
             status = Status(request.status)
-            detail = request.reason
             if status == Status.APPROVED:
                 detail = wording.APPROVED_WAITING.say(_language_of(request))
-            await self._show(request, status, request.decided_by, detail)
+                await self._show(request, status, request.decided_by, detail, waiting=True)
+            else:
+                await self._show(request, status, request.decided_by, request.reason)
             return
         await self.resume(request)
 
@@ -294,8 +295,12 @@ class ApprovalDesk:
         status: Status,
         decided_by: int | None,
         detail: str | None = None,
+        *,
+        waiting: bool = False,
     ) -> None:
-        state = _STATUS_CARD.get(status)
+        """Show the request's status on its card; waiting: approved, but calls asked with it
+        are still undecided, so it has not started."""
+        state = CardState.APPROVED_WAITING if waiting else _STATUS_CARD.get(status)
         if state is None:
             return
         fallback = (

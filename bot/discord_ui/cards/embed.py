@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -27,6 +27,8 @@ class CardState(StrEnum):
 
     PREPARING = "preparing"
     NEEDS_APPROVAL = "needs_approval"
+    # Approved, and waiting until the other calls of the same answer are decided.
+    APPROVED_WAITING = "approved_waiting"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
@@ -71,6 +73,7 @@ REJECTION_STATE: dict[RejectionReason, CardState] = {
 _LOOK: dict[CardState, tuple[str, Words, discord.Colour]] = {
     CardState.PREPARING: ("⏳", wording.PREPARING, discord.Colour.light_grey()),
     CardState.NEEDS_APPROVAL: ("🔐", wording.NEEDS_APPROVAL, discord.Colour.gold()),
+    CardState.APPROVED_WAITING: ("⏳", wording.APPROVED_WAITING_STATE, discord.Colour.gold()),
     CardState.RUNNING: ("⚙️", wording.RUNNING, discord.Colour.blurple()),
     CardState.DONE: ("✅", wording.DONE, discord.Colour.green()),
     CardState.FAILED: ("⚠️", wording.FAILED, discord.Colour.orange()),
@@ -173,6 +176,17 @@ class ToolCard:
             )
         return embed
 
+    def gist(self, arguments: dict[str, Any]) -> str:
+        """The call of a tool with arguments in one line, for a list of calls: its title and
+        its first shown values, so two calls of one tool can be told apart."""
+        title = self.look.title.say(self.language) if self.look else self.name
+        if self.look is not None:
+            values = [value for _, value in replace(self, arguments=arguments)._labelled()]
+        else:
+            values = [_one_line(value) for value in arguments.values()]
+        about = " · ".join(value for value in values[:2] if value)
+        return f"{title} — {clip(about, 80, flatten=True)}" if about else title
+
     def _status_line(self, emoji: str) -> str:
         """A read-only call in one line: what it does, then what it found."""
         assert self.look is not None
@@ -250,12 +264,15 @@ def dressed(card: ToolCard, found: Tool | None) -> ToolCard:
     return card
 
 
+def _one_line(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def format_arguments(arguments: dict[str, Any]) -> str:
     """`key: value` lines, readable rather than raw JSON."""
     lines = []
     for key, value in arguments.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"**{key}**: {clip(str(shown), ARGUMENT_VALUE_LIMIT)}")
+        lines.append(f"**{key}**: {clip(_one_line(value), ARGUMENT_VALUE_LIMIT)}")
     return clip("\n".join(lines), 1024)
 
 

@@ -2,8 +2,9 @@
 
 Runs (streamed events), clicks, the expiry sweep, Stop and errors all ask the owner to move a
 card. It serialises the edits of each card message and holds the card's state machine, which
-only moves forward (preparing → needs approval → running → a final state): a late or
-concurrent writer can never put a finished card back, and every card ends in a final state.
+only moves forward (preparing → needs approval → approved and waiting → running → a final
+state): a late or concurrent writer can never put a finished card back, and every card ends in
+a final state.
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ log = logging.getLogger(__name__)
 # Cards kept in memory after their last change (older ones are rebuilt from the database).
 REMEMBERED_CARDS = 500
 
-_RANK = {CardState.PREPARING: 0, CardState.NEEDS_APPROVAL: 1, CardState.RUNNING: 2}
+_RANK = {
+    CardState.PREPARING: 0,
+    CardState.NEEDS_APPROVAL: 1,
+    CardState.APPROVED_WAITING: 2,
+    CardState.RUNNING: 3,
+}
 
 
 @dataclass(frozen=True)

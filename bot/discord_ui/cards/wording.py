@@ -8,6 +8,9 @@ from bot.agent.tools.presentation import Words
 # The state line at the top of a card.
 PREPARING = Words("準備中…", "Preparing…")
 NEEDS_APPROVAL = Words("承認待ち", "Needs approval")
+APPROVED_WAITING_STATE = Words(
+    "承認済み：ほかの操作を待っています", "Approved: waiting for the other actions"
+)
 RUNNING = Words("実行中…", "Running…")
 DONE = Words("完了", "Done")
 FAILED = Words("失敗", "Failed")

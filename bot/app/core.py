@@ -26,6 +26,7 @@ from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
+from bot.runtime.scheduler import job_scheduler
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
@@ -172,7 +173,7 @@ async def build_core(
     )
     retention = Retention.from_settings(database.sessions, clock, settings)
     retention.also(membership.forget_departed)
-    scheduler = AsyncIOScheduler(timezone=settings.timezone)
+    scheduler = job_scheduler(settings.timezone)
     # A change made through another process applies here within this many seconds.
     scheduler.add_job(
         servers.refresh_quietly,

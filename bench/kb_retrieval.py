@@ -7,13 +7,14 @@ file that answers it; a file counts as found at its best section's rank. The bas
 character-bigram BM25 over the same sections.
 
 Run `python bench/kb_retrieval.py` (adds query latency at 1,000 generated files, a minute or
-two for the cold index) or `python bench/kb_retrieval.py --files 0` for the quality figures only.
+two for the cold index) or `python bench/kb_retrieval.py --files 0` for the quality figures only
+(`--short`: the same paths on a tenth of the questions and 20 generated files, in seconds).
 Targets on each batch's held-out part: hit@1 >= 85 %, hit@3 >= 97 %, English hit@1 >= 80 %.
 
 Besides the offline BM25 figures it prints the fused figures (BM25 + embeddings, as with
 EMBEDDING_MODEL set) against a scripted embedding endpoint on 127.0.0.1 whose stand-in model puts
 the right file nearest for a chosen share of the questions (`--accuracy`, see
-bench/scripted_embedder.py): they show what fusion does with a model of that quality.
+tests/fakes/scripted_embedder.py): they show what fusion does with a model of that quality.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kb_search import percentile, write_corpus
-from scripted_embedder import scripted_model
 
 import bot.storage.knowledge  # noqa: F401 - registers the kb tables
 from bot.knowledge.documents import parse_document
@@ -45,6 +45,7 @@ from bot.search.bm25 import BM25Index
 from bot.storage.engine import Base, create_database
 from bot.text.analysis import normalize
 from tests.fakes.embedding_server import ScriptedEmbeddings
+from tests.fakes.scripted_embedder import scripted_model
 from tests.knowledge.question_set import (
     COMMUNITY,
     Question,
@@ -57,6 +58,8 @@ from tests.knowledge.question_set import (
 CORPUS = COMMUNITY
 TARGETS = {"hit@1": 0.85, "hit@3": 0.97, "english hit@1": 0.80}
 TARGET_QUERY_P50_MS = 5.0
+# --short: every this-many-th question (the figures are then indicative only).
+SHORT_SAMPLE = 10
 
 
 def _bigrams(text: str) -> dict[str, float]:
@@ -219,8 +222,11 @@ def _semantic_latency(sections: int, rng: random.Random) -> None:
         )
 
 
-async def run(files: int, show_misses: bool, seed: int, accuracies: list[float]) -> None:
-    questions = load_questions()
+async def run(
+    files: int, show_misses: bool, seed: int, accuracies: list[float], sample: int = 1
+) -> None:
+    """Print the quality figures (on every sample-th question) and the latency figures."""
+    questions = load_questions()[::sample]
     held = sum(q.held_out for q in questions)
     english = sum(q.english for q in questions)
     print(
@@ -260,8 +266,16 @@ def main() -> None:
         help="share of questions the scripted embedding model gets right (repeatable; "
         "default 0.6 and 0.8)",
     )
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help="the same paths in seconds: a tenth of the questions, 20 generated files for "
+        "latency, one accuracy",
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.files, args.misses, args.seed, args.accuracy or [0.6, 0.8]))
+    accuracies = args.accuracy or ([0.8] if args.short else [0.6, 0.8])
+    files = min(args.files, 20) if args.short else args.files
+    asyncio.run(run(files, args.misses, args.seed, accuracies, SHORT_SAMPLE if args.short else 1))
 
 
 if __name__ == "__main__":

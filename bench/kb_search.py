@@ -1,7 +1,8 @@
 """Knowledge-base benchmark: cold index, warm start, one-file reindex, query latency.
 
 Run `python bench/kb_search.py` (1,000 files, ~5 MB: the cold index takes a minute or two,
-janome being the bottleneck) or `python bench/kb_search.py --files 100` for a quick look.
+janome being the bottleneck) or `python bench/kb_search.py --files 100` for a quick look
+(`--short`: 20 files, the same paths in seconds).
 Targets: query p50 <= 5 ms, one-file reindex <= 200 ms, warm start <= 2 s.
 """
 
@@ -250,7 +251,12 @@ def main() -> None:
     )
     parser.add_argument("--queries", type=int, default=300, help="queries to time")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--short", action="store_true", help="the same paths in seconds: 20 files, 30 queries"
+    )
     args = parser.parse_args()
+    if args.short:
+        args.files, args.queries = min(args.files, 20), min(args.queries, 30)
     asyncio.run(run(args.files, args.mb_per_1000, args.queries, args.seed))
 
 

@@ -1,12 +1,13 @@
 """Notebook benchmark: writing a note and searching a full server notebook (1,000 notes).
 
-Run `python bench/notes_search.py` (SQLite file in a temporary folder). The first search after a
-change reads the server's notes with their stored terms (on the event loop); later ones only
-check that nothing changed. Ranking runs on the janome worker thread, off the loop.
+Run `python bench/notes_search.py` (SQLite file in a temporary folder; `--short`: 50 notes). The
+first search after a change reads the server's notes with their stored terms (on the event loop);
+later ones only check that nothing changed. Ranking runs on the janome worker thread, off the loop.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import random
 import statistics
@@ -75,8 +76,8 @@ def _ms(samples: list[float]) -> str:
     return f"p50 {statistics.median(ordered) * 1000:6.1f} ms, p99 {p99 * 1000:6.1f} ms"
 
 
-async def main() -> None:
-    """Fill one server's notebook, then time writes, reads and searches."""
+async def run(notes: int, searches_count: int) -> None:
+    """Fill one server's notebook with notes, then time writes, reads and searches."""
     rng = random.Random(14)
     with tempfile.TemporaryDirectory() as folder:
         database = create_database(f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}")
@@ -86,7 +87,7 @@ async def main() -> None:
         notebook = Notebook(database.sessions, notebook_clock)
         author = NoteAuthor(1, "hana")
         writes: list[float] = []
-        for _ in range(MAX_NOTES_PER_SERVER):
+        for _ in range(notes):
             title, body = _note(rng)
             started = time.perf_counter()
             await notebook.write(1, 2, author, body, title)
@@ -94,7 +95,7 @@ async def main() -> None:
         reads: list[float] = []
         searches: list[float] = []
         cached: list[float] = []
-        for n in range(60):
+        for n in range(searches_count):
             query = QUERIES[n % len(QUERIES)]
             started = time.perf_counter()
             async with database.sessions() as session:
@@ -110,12 +111,22 @@ async def main() -> None:
             hits = await notebook.search(1, query)
             cached.append(time.perf_counter() - started)
         await database.dispose()
-    print(f"notebook of {MAX_NOTES_PER_SERVER} notes, one server, SQLite")
+    print(f"notebook of {notes} notes, one server, SQLite")
     print(f"  write a note (terms on the worker, insert): {_ms(writes)}")
     print(f"  read every note with its terms (on loop):   {_ms(reads)}")
     print(f"  search after a change (read + rank):        {_ms(searches)}")
     print(f"  search, notebook unchanged (rank only):     {_ms(cached)}; last hits {len(hits)}")
 
 
+def main() -> None:
+    """Parse options and run the benchmark."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--short", action="store_true", help="the same paths in seconds: 50 notes, 5 searches"
+    )
+    args = parser.parse_args()
+    asyncio.run(run(50, 5) if args.short else run(MAX_NOTES_PER_SERVER, 60))
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

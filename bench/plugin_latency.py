@@ -1,12 +1,12 @@
 """What a tool in another process costs: the latency a plugin call (and an MCP call) adds, and
 what the bot's checks of plugins (issue 21) add to it.
 
-Run `python bench/plugin_latency.py [--calls 100]`. The bot's side is real (the tools API, the
-catalog on SQLite, `execute()` of the registered tool); the plugin is `examples/dice_plugin.py`
-running as its own process, and the MCP server is the stdio test server. The baseline is the
-same dice function called in this process. "No checks" is the same callback called the way the
-bot did before the checks: no schema check of the arguments, the whole answer read, nothing
-cut; it runs interleaved with the checked call, so both see the same machine.
+Run `python bench/plugin_latency.py [--calls 100]` (`--short`: 5 calls). The bot's side is real (the
+tools API, the catalog on SQLite, `execute()` of the registered tool); the plugin is
+`examples/dice_plugin.py` running as its own process, and the MCP server is the stdio test server.
+The baseline is the same dice function called in this process. "No checks" is the same callback
+called the way the bot did before the checks: no schema check of the arguments, the whole answer
+read, nothing cut; it runs interleaved with the checked call, so both see the same machine.
 """
 
 from __future__ import annotations
@@ -215,4 +215,6 @@ async def main(calls: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100)
-    asyncio.run(main(parser.parse_args().calls))
+    parser.add_argument("--short", action="store_true", help="the same paths with 5 calls")
+    args = parser.parse_args()
+    asyncio.run(main(min(args.calls, 5) if args.short else args.calls))

@@ -11,7 +11,8 @@ back (the fake holds its answer); the others at a random instant after the resta
 first post.
 
 Run `python bench/reminder_crashes.py` (SQLite file and, when it answers, the shared PostgreSQL),
-or `--database URL` for one PostgreSQL server only, `--database sqlite` for SQLite only.
+or `--database URL` for one PostgreSQL server only, `--database sqlite` for SQLite only
+(`--short`: 10 reminders and one kill on SQLite, the same paths in seconds).
 Target: 0 duplicates, 0 lost, and a first post within 1 s of each reconnection.
 """
 
@@ -246,7 +247,19 @@ def main() -> None:
         help="`sqlite`, or a PostgreSQL server (a database of its own is created there); "
         "default: SQLite, then the shared PostgreSQL on 127.0.0.1:5432 if it answers",
     )
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help="the same paths in seconds: 10 reminders, one kill right after an accepted post, "
+        "SQLite only",
+    )
     args = parser.parse_args()
+    if args.short:
+        global WARM
+        WARM = 1  # each process start is seconds of imports: start as few as the run needs
+        args.reminders, args.channels = min(args.reminders, 10), min(args.channels, 5)
+        args.kills, args.held_every = 1, 1
+        args.database = args.database or "sqlite"
     if min(args.reminders, args.channels, args.kills, args.held_every) < 1:
         parser.error("every count must be at least 1")
     if args.database:

@@ -5,11 +5,20 @@ stand-ins, since registering only names them). For each handler and runner-up va
 request with the same user message goes through the real litellm client to a scripted
 OpenAI-compatible server on 127.0.0.1, which records the body's Content-Length. The system
 prompt is left out: it is the chosen handler's either way, so the difference is the tools alone.
+
+`bench/routing.py` prints these sizes with what the corpus makes of them; run alone
+(`python bench/runner_up_cost.py`, `--short` is the same run) it prints the sizes only.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import sys
+from pathlib import Path
 from unittest.mock import MagicMock
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.agent.llm.provider import import_litellm
 from bot.agent.tools import ToolRegistry
@@ -54,3 +63,17 @@ async def request_bytes() -> dict[str, tuple[int, int]]:
             length = int(llm.requests[-1].headers["Content-Length"])
             sizes[handler_key(chosen, also)] = (length, len(tools))
     return sizes
+
+
+def main() -> None:
+    """Print the request size of each handler and runner-up variant."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--short", action="store_true", help="the same run (it takes seconds)")
+    parser.parse_args()
+    sizes = asyncio.run(request_bytes())
+    for key, (length, tools) in sizes.items():
+        print(f"{key:<18} {tools:2d} tools {length:6,} bytes")
+
+
+if __name__ == "__main__":
+    main()

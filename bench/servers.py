@@ -4,7 +4,8 @@ Builds a shared knowledge base (KNOWLEDGE_BASE_DIR) plus `servers/<id>/` folders
 every server, and a notebook of a few notes per server, in one SQLite database; then prints the
 memory per server and the knowledge query (shared base + the asking server's files) and note
 search latencies. Run `python bench/servers.py` (the cold index tokenises every file once: a
-minute or two) or `python bench/servers.py --servers 100` for a quick look.
+minute or two) or `python bench/servers.py --servers 100` for a quick look (`--short`: 3
+servers, the same paths in seconds).
 
 Each figure is one `Section` in SECTIONS: add another by writing an
 `async def measure_…(world) -> list[str]` and listing it there. The last one gives every server
@@ -263,8 +264,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--servers", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument(
+        "--short", action="store_true", help="the same paths with 3 servers, in seconds"
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.servers, args.seed))
+    asyncio.run(run(min(args.servers, 3) if args.short else args.servers, args.seed))
 
 
 if __name__ == "__main__":

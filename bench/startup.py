@@ -9,9 +9,9 @@ and the resident memory of the bot process (with any process it started) after 1
 after the first reply and after 1,000 mentions from 200 members in 20 channels. Every target
 line ends in ok or MISSED.
 
-Run `python bench/startup.py` (about a minute). Targets: ready <= 4 s; first reply <= 1.5 x
-the warm median; memory after the first reply <= 320 MB; after the 1,000 mentions within 10 %
-of that; no event-loop step over 100 ms after ready.
+Run `python bench/startup.py` (about a minute; `--short`: two starts and ten mentions). Targets:
+ready <= 4 s; first reply <= 1.5 x the warm median; memory after the first reply <= 320 MB; after
+the 1,000 mentions within 10 % of that; no event-loop step over 100 ms after ready.
 """
 
 from __future__ import annotations
@@ -172,7 +172,8 @@ async def _restart(
     return ready_s, first_s
 
 
-async def bench(members: int, mentions: int, channel_count: int) -> int:
+async def bench(members: int, mentions: int, channel_count: int, *, strict: bool = True) -> int:
+    """Run the measurements; 1 when something failed (or, when strict, a target was missed)."""
     world = _world(members, channel_count)
     channels = [FIRST_CHANNEL + n for n in range(channel_count)]
     member_ids = [FIRST_MEMBER + n for n in range(members)]
@@ -289,7 +290,8 @@ async def bench(members: int, mentions: int, channel_count: int) -> int:
         print(f"    {line[:300]}")
     for failure in failures:
         print(f"  {failure}")
-    return 0 if all(ok is not False for _, ok in checks) and not failures else 1
+    missed = strict and any(ok is False for _, ok in checks)
+    return 1 if failures or missed else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,8 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--members", type=int, default=200)
     parser.add_argument("--mentions", type=int, default=1000)
     parser.add_argument("--channels", type=int, default=20)
+    parser.add_argument(
+        "--short",
+        action="store_true",
+        help="the same paths in seconds: two starts, 1 s idle, 10 mentions; a missed target "
+        "is printed but does not fail the run (its figures mean little)",
+    )
     args = parser.parse_args(argv)
-    return asyncio.run(bench(args.members, args.mentions, args.channels))
+    if args.short:
+        global RESTARTS, WARM_REPLIES, EXTRA_MEMBERS, IDLE_SECONDS
+        RESTARTS, WARM_REPLIES, IDLE_SECONDS = 1, 2, 1.0
+        EXTRA_MEMBERS = RESTARTS + WARM_REPLIES
+        args.members, args.mentions, args.channels = 5, 10, 2
+    return asyncio.run(bench(args.members, args.mentions, args.channels, strict=not args.short))
 
 
 if __name__ == "__main__":

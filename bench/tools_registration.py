@@ -6,7 +6,8 @@ then a name every client fights over. With --apis 2 (the default) two APIs, each
 engine and connection pool as two bot processes have, share the database and the requests.
 
 Run `python bench/tools_registration.py` (SQLite, then the shared PostgreSQL on 127.0.0.1:5432
-if it answers) or `--database URL|sqlite`. Target: 0 answers of 500 or more.
+if it answers) or `--database URL|sqlite` (`--short`: 5 clients, one round). Target: 0
+answers of 500 or more.
 """
 
 from __future__ import annotations
@@ -144,7 +145,12 @@ def main() -> None:
     parser.add_argument("--apis", type=int, default=2, help="bot processes' APIs (default 2)")
     parser.add_argument("--rounds", type=int, default=5, help="default 5 (3 bursts each)")
     parser.add_argument("--database", metavar="URL", help="`sqlite` or a PostgreSQL server URL")
+    parser.add_argument(
+        "--short", action="store_true", help="the same paths in seconds: 5 clients, 1 round"
+    )
     args = parser.parse_args()
+    if args.short:
+        args.clients, args.rounds = min(args.clients, 5), 1
     if args.database:
         urls = [args.database]
     else:

@@ -22,6 +22,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -170,8 +171,21 @@ async def run(short: bool, batch: str | None) -> None:
         )
         shutil.copytree(COMMUNITY, root / "community")
         large = await load_index(root, temp, "large")
+        started = time.perf_counter()
+        await Outliner(large, BUDGET).outline("")
+        print(
+            f"{len(large.paths())}-page base: the pages' outline lines built in "
+            f"{(time.perf_counter() - started) * 1000:.1f} ms (on the event loop, once per scope "
+            "and change of the files)"
+        )
         prefixed = [
-            Question(q.batch, q.text, frozenset(f"community/{p}" for p in q.expected), q.held_out)
+            Question(
+                q.batch,
+                q.text,
+                frozenset(f"community/{p}" for p in q.expected),
+                q.held_out,
+                q.low_overlap,
+            )
             for q in questions
         ]
         await coverage(

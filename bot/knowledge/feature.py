@@ -89,8 +89,8 @@ def knowledge_instructions(*, web_search_available: bool = False) -> str:
         "と言う）ときや、<knowledge_outline> に意味の合うページがあるときは、そのページと節を "
         "read_knowledge(page, section) で読んでから答える。" + web + "\n"
         "- ナレッジベースを使って答えたら、回答の最後に使ったファイルを "
-        "`出典: knowledge_base/faq.md` の形で書く（複数なら読点で区切る）。パスは抜粋や検索結果"
-        "に書かれたものをそのまま使い、作らない。\n"
+        "`出典: knowledge_base/faq.md` の形で書く（複数なら読点で区切る）。パスは抜粋、検索結果、"
+        "read_knowledge の source に書かれたものをそのまま使い、作らない。\n"
         "- 「(saved web search)」と付いた抜粋は過去の web 検索の保存で、古い可能性がある。"
         "日付に触れて使う。\n"
         "Answer in the user's language; the citation format stays `出典: <path>` "
@@ -130,7 +130,8 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
         )
 
     app.add_tools(searching, offered_in=HANDLERS)
-    app.add_section(knowledge_section, handlers=HANDLERS)
+    # The outline first: it is stable, the excerpts after it change with every question.
     app.add_section(outline_section, handlers=HANDLERS)
+    app.add_section(knowledge_section, handlers=HANDLERS)
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)

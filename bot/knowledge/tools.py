@@ -70,7 +70,7 @@ SEARCH_LOOK = Look(
 async def search_knowledge(
     ctx: ToolContext[KnowledgeDeps],
     query: str,
-    also: list[str] | None = None,
+    also: tuple[str, ...] = (),
     limit: int = 5,
 ) -> dict[str, Any]:
     """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
@@ -85,7 +85,7 @@ async def search_knowledge(
             ["招待リンク", "invite link"] for "how do I bring a friend in".
         limit: How many sections to return, 1 to 10.
     """
-    phrasings = _phrasings(query, also or [])
+    phrasings = _phrasings(query, list(also))
     count = max(1, min(limit, MAX_RESULTS))
     index = await knowledge_index(ctx)
     scope = ServerScope.of(ctx.guild_id)

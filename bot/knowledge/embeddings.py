@@ -1,8 +1,9 @@
 """Embeddings of sections and questions through litellm, and their cache in `kb_embeddings`.
 
 Only used when EMBEDDING_MODEL is set. A section's vector is stored under the hash of the
-exact text embedded (and the model), so an unchanged section is never embedded twice, across
-edits of its file and restarts alike.
+exact text embedded and the embedder's cache key (the model, and the page prefix and input type
+when set), so an unchanged section is never embedded twice, across edits of its file and restarts
+alike, and changing the prefix re-embeds every page.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeAlias
+from typing import Any, Literal, Protocol, TypeAlias
 
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
@@ -36,16 +37,20 @@ class EmbeddingFailure(Exception):
     """The embedding endpoint failed or answered something that is not one vector per text."""
 
 
+# Questions and pages: e5-, bge- and retrieval-tuned provider models embed them differently.
+Kind: TypeAlias = Literal["query", "document"]
+
+
 class Embedder(Protocol):
     """Turns texts into vectors (one request per call)."""
 
     @property
-    def model(self) -> str:
-        """The model's name, part of every cache key."""
+    def cache_key(self) -> str:
+        """The model and how pages are sent to it: vectors of another key are not comparable."""
         ...
 
-    async def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """One unit vector per text, in order."""
+    async def embed(self, texts: Sequence[str], kind: Kind = "document") -> list[Vector]:
+        """One unit vector per text, in order, each sent as the model expects its kind."""
         ...
 
 
@@ -67,6 +72,20 @@ class LiteLLMEmbedder:
     api_key: str | None = None
     dimensions: int | None = None
     timeout_seconds: float = 10.0
+    query_prefix: str = ""
+    document_prefix: str = ""
+    query_input_type: str = ""
+    document_input_type: str = ""
+
+    @property
+    def cache_key(self) -> str:
+        """The model's name, with a digest of the page prefix and input type when set."""
+        if not self.document_prefix and not self.document_input_type:
+            return self.model
+        how = hashlib.sha256(
+            f"{self.document_prefix}\x00{self.document_input_type}".encode()
+        ).hexdigest()
+        return f"{self.model}#{how[:12]}"
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LiteLLMEmbedder | None:
@@ -80,13 +99,21 @@ class LiteLLMEmbedder:
             api_key=key.get_secret_value() if key else None,
             dimensions=settings.embedding_dimensions,
             timeout_seconds=settings.embedding_timeout_seconds,
+            query_prefix=settings.embedding_query_prefix,
+            document_prefix=settings.embedding_document_prefix,
+            query_input_type=settings.embedding_query_input_type,
+            document_input_type=settings.embedding_document_input_type,
         )
 
-    async def embed(self, texts: Sequence[str]) -> list[Vector]:
-        """One request for all texts; EmbeddingFailure when it fails."""
+    async def embed(self, texts: Sequence[str], kind: Kind = "document") -> list[Vector]:
+        """One request for all texts, prefixed for their kind; EmbeddingFailure when it fails."""
         if not texts:
             return []
+        prefix = self.query_prefix if kind == "query" else self.document_prefix
+        input_type = self.query_input_type if kind == "query" else self.document_input_type
         params: dict[str, Any] = {"timeout": self.timeout_seconds}
+        if input_type:
+            params["input_type"] = input_type
         if self.api_base:
             params["api_base"] = self.api_base
         if self.api_key:
@@ -95,7 +122,9 @@ class LiteLLMEmbedder:
             params["dimensions"] = self.dimensions
         litellm = import_litellm()
         try:
-            response = await litellm.aembedding(model=self.model, input=list(texts), **params)
+            response = await litellm.aembedding(
+                model=self.model, input=[prefix + text for text in texts], **params
+            )
         except Exception as exc:
             raise EmbeddingFailure(f"{type(exc).__name__}: {exc}") from exc
         items = sorted(response.data, key=lambda item: _field(item, "index"))

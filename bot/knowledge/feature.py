@@ -1,6 +1,6 @@
-"""The knowledge feature: search (and web search when configured) in the general and chat
-handlers, the best excerpts and the instructions to cite them in their prompts, and the index's
-hot reload."""
+"""The knowledge feature: search, reading (and web search when configured) in the general and
+chat handlers; the best excerpts, the knowledge base's outline and the instructions to cite them
+in their prompts; and the index's hot reload."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.outline import Outliner
 from bot.knowledge.ranking import KnowledgeHit
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools
@@ -81,10 +82,15 @@ def knowledge_instructions(*, web_search_available: bool = False) -> str:
         "サーバーのナレッジベース（管理者が書いた knowledge_base/ 以下の Markdown）について:\n"
         "- <knowledge> ブロックの抜粋が与えられたら、それを最も信頼できる情報源として答える。"
         "抜粋で答えられるなら検索ツールを呼ばない。\n"
-        "- 抜粋が無いか足りないときは search_knowledge ツールで探す。" + web + "\n"
+        "- 抜粋が無いか足りないときは search_knowledge ツールで探す。query はユーザーの言葉のまま、"
+        "also にはページに書かれていそうな言葉を日本語と英語の両方で足す"
+        '（例: 「友達呼びたい」→ also: ["招待リンク", "invite link"]）。\n'
+        "- 質問とページの言葉が違うことは多い。検索で良く当たらない（note が Nothing matched well "
+        "と言う）ときや、<knowledge_outline> に意味の合うページがあるときは、そのページと節を "
+        "read_knowledge(page, section) で読んでから答える。" + web + "\n"
         "- ナレッジベースを使って答えたら、回答の最後に使ったファイルを "
-        "`出典: knowledge_base/faq.md` の形で書く（複数なら読点で区切る）。パスは抜粋や検索結果"
-        "に書かれたものをそのまま使い、作らない。\n"
+        "`出典: knowledge_base/faq.md` の形で書く（複数なら読点で区切る）。パスは抜粋、検索結果、"
+        "read_knowledge の source に書かれたものをそのまま使い、作らない。\n"
         "- 「(saved web search)」と付いた抜粋は過去の web 検索の保存で、古い可能性がある。"
         "日付に触れて使う。\n"
         "Answer in the user's language; the citation format stays `出典: <path>` "
@@ -113,7 +119,19 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
             if part
         )
 
+    outliner = Outliner(knowledge, app.settings.kb_outline_chars)
+
+    async def outline_section(prompt: PromptInput) -> str:
+        # Its own section: the same text for every question while the files stay unchanged
+        # (when the whole outline fits), so it can sit in the prompt's cached part.
+        await knowledge.ensure_started()
+        return await outliner.outline(
+            prompt.text[:MAX_QUERY_CHARS], ServerScope.of(prompt.guild_id)
+        )
+
     app.add_tools(searching, offered_in=HANDLERS)
+    # The outline first: it is stable, the excerpts after it change with every question.
+    app.add_section(outline_section, handlers=HANDLERS)
     app.add_section(knowledge_section, handlers=HANDLERS)
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)

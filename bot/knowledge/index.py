@@ -95,6 +95,9 @@ class KnowledgeIndex(HotReload):
         self._skipped: dict[str, FileSignature] = {}
         self._sections: dict[int, tuple[str, AnalysedSection]] = {}
         self._next_id = 0
+        # Counts changes to the indexed files: what is derived from them (outlines) is kept
+        # until it moves.
+        self.generation = 0
         self._lock = asyncio.Lock()
         self._ready = asyncio.Event()
         self._task = None
@@ -148,6 +151,13 @@ class KnowledgeIndex(HotReload):
         """The indexed analysis of a file (title, tags, sections), if indexed."""
         indexed = self._files.get(path)
         return indexed.analysis if indexed else None
+
+    def page(self, path: str, scope: ServerScope) -> DocumentAnalysis | None:
+        """A file's analysis when the scope reads it (not another server's, not overridden)."""
+        indexed = self._files.get(path)
+        if indexed is None or not scope.sees(indexed.place.owner):
+            return None
+        return None if path in self._overridden_paths(scope) else indexed.analysis
 
     def section_count(self) -> int:
         """How many sections are searchable (in every place)."""
@@ -392,11 +402,13 @@ class KnowledgeIndex(HotReload):
                 self._semantic.add(doc_id, embedding_text(analysis.title, heading, section.text))
             ids.append(doc_id)
         self._files[path] = _IndexedFile(digest, signature, analysis, ids, place)
+        self.generation += 1
 
     def _uninstall(self, path: str) -> None:
         indexed = self._files.pop(path, None)
         if indexed is None:
             return
+        self.generation += 1
         owner = indexed.place.owner
         bm25 = self._bm25 if owner is None else self._servers[owner]
         if owner is not None:

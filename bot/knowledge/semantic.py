@@ -155,7 +155,7 @@ class QuestionVectors:
         if self._resting_until is not None and self._clock.now() < self._resting_until:
             return None
         try:
-            (vector,) = await self._embedder.embed([question])
+            (vector,) = await self._embedder.embed([question], kind="query")
         except EmbeddingFailure as exc:
             self._resting_until = self._clock.now() + COOLDOWN
             log.warning(
@@ -218,7 +218,7 @@ class SemanticSearch:
             wanted = {doc: self._texts[doc] for doc in self._pending if doc in self._texts}
             if not wanted or (self._resting_until and self._clock.now() < self._resting_until):
                 return
-            model = self._embedder.model
+            model = self._embedder.cache_key
             known = await load_vectors(
                 self._sessions, model, sorted({h for h, _ in wanted.values()})
             )
@@ -251,7 +251,7 @@ class SemanticSearch:
     async def forget_stale(self) -> None:
         """Drop cached vectors of texts no section has any more (after a full load)."""
         keep = {digest for digest, _ in self._texts.values()}
-        removed = await forget_vectors(self._sessions, self._embedder.model, keep)
+        removed = await forget_vectors(self._sessions, self._embedder.cache_key, keep)
         if removed:
             log.info("Forgot %d embeddings of texts no longer in the knowledge base", removed)
 

@@ -167,6 +167,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     kb_admin_role_ids: IdList = Field(default_factory=list, alias="KB_ADMIN_ROLE_IDS")
     kb_context_chars: int = Field(1500, ge=0, le=20000, alias="KB_CONTEXT_CHARS")
     kb_max_file_bytes: int = Field(100_000, ge=1000, le=5_000_000, alias="KB_MAX_FILE_BYTES")
+    kb_outline_chars: int = Field(6000, ge=0, le=40000, alias="KB_OUTLINE_CHARS")
     tavily_api_key: OptionalSecret = Field(None, alias="TAVILY_API_KEY")
     tavily_api_base: str = Field("https://api.tavily.com", alias="TAVILY_API_BASE")
     # Semantic retrieval beside BM25, off unless a model is named (a litellm embedding model).
@@ -179,6 +180,14 @@ class Settings(ExternalToolSettings, ShardSettings):
     )
     embedding_timeout_seconds: float = Field(10.0, gt=0, le=120, alias="EMBEDDING_TIMEOUT_SECONDS")
     embedding_min_similarity: float = Field(0.3, ge=-1, le=1, alias="EMBEDDING_MIN_SIMILARITY")
+    # What e5- or bge-style models expect before a question and a page ("query: ", "passage: ").
+    embedding_query_prefix: str = Field("", max_length=200, alias="EMBEDDING_QUERY_PREFIX")
+    embedding_document_prefix: str = Field("", max_length=200, alias="EMBEDDING_DOCUMENT_PREFIX")
+    # The provider's input_type for questions and pages (Cohere, Voyage, NVIDIA); empty: not sent.
+    embedding_query_input_type: str = Field("", max_length=40, alias="EMBEDDING_QUERY_INPUT_TYPE")
+    embedding_document_input_type: str = Field(
+        "", max_length=40, alias="EMBEDDING_DOCUMENT_INPUT_TYPE"
+    )
 
     @field_validator(
         "discord_api_base", "weather_api_base", "geocoding_api_base", "tavily_api_base"

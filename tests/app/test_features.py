@@ -46,9 +46,15 @@ async def test_each_handler_offers_the_tools_of_the_features_that_chose_it(
         *REMINDER_TOOLS,
         "get_forecast",
         "search_knowledge",
+        "read_knowledge",
         *NOTE_TOOLS,
     ]
-    assert list(handlers[CHAT].tools) == ["recent_topics", "search_knowledge", *NOTE_TOOLS]
+    assert list(handlers[CHAT].tools) == [
+        "recent_topics",
+        "search_knowledge",
+        "read_knowledge",
+        *NOTE_TOOLS,
+    ]
 
 
 async def test_web_search_is_registered_only_with_a_tavily_key(

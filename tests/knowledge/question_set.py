@@ -24,6 +24,8 @@ class Question:
     text: str
     expected: frozenset[str]
     held_out: bool
+    # Shares at most one content word with its page (listed by the batch's low_overlap.txt).
+    low_overlap: bool = False
 
     @property
     def english(self) -> bool:
@@ -32,19 +34,33 @@ class Question:
 
 
 def load_questions(folder: Path = QUESTIONS) -> list[Question]:
-    """Every batch in name order, tuning part first (`expected|alternative<TAB>question`)."""
+    """Every batch in name order, tuning part first (`expected|alternative<TAB>question`).
+
+    A batch's `low_overlap.txt` lists (one a line, counted from 1 among the question lines of
+    its held-out part) the questions that share at most one content word with their page.
+    """
     questions = []
     for batch in sorted(p for p in folder.iterdir() if p.is_dir()):
+        listed = batch / "low_overlap.txt"
+        low = {int(n) for n in listed.read_text("utf-8").split()} if listed.exists() else set()
         for name, held_out in PARTS.items():
             path = batch / name
             if not path.exists():
                 continue
+            number = 0
             for line in path.read_text("utf-8").splitlines():
                 if not line.strip() or line.startswith("#"):
                     continue
+                number += 1
                 expected, text = line.split("\t")
                 questions.append(
-                    Question(batch.name, text, frozenset(expected.split("|")), held_out)
+                    Question(
+                        batch.name,
+                        text,
+                        frozenset(expected.split("|")),
+                        held_out,
+                        held_out and number in low,
+                    )
                 )
     return questions
 

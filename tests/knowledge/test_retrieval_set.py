@@ -23,7 +23,13 @@ TARGET = {"hit@1": 0.85, "hit@3": 0.97, "english hit@1": 0.80}
 # target (offline BM25) after it did: each is kept from falling below what it reached. Batch 3,
 # written after the last change by a hand that never saw the ranking, reached hit@3 96.6 %: below
 # the 97 % target, which offline retrieval does not meet yet on new questions.
-BELOW_TARGET = {"2-other-words": {"hit@3": 0.92}, "3-after": {"hit@3": 0.96}}
+# Batch 4, asked by meaning (half of it sharing at most one content word with its page), is what
+# the outline and the model's own reading are for; offline BM25 is held to what it reached.
+BELOW_TARGET = {
+    "2-other-words": {"hit@3": 0.92},
+    "3-after": {"hit@3": 0.96},
+    "4-meaning": {"hit@1": 0.65, "hit@3": 0.83, "english hit@1": 0.61},
+}
 HELD_OUT_BATCHES = [
     b for b in batches(QUESTIONS) if any(q.batch == b and q.held_out for q in QUESTIONS)
 ]

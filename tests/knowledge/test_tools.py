@@ -8,17 +8,19 @@ from pathlib import Path
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.tools import execute, parse_arguments
-from bot.knowledge import KNOWLEDGE_TOOLS, search_knowledge
+from bot.knowledge import KNOWLEDGE_TOOLS, read_knowledge, search_knowledge
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from tests.knowledge.conftest import make_context
 
 
-def test_search_knowledge_is_read_only_and_exported() -> None:
-    assert [search_knowledge] == KNOWLEDGE_TOOLS
-    assert search_knowledge.requires_approval is False
-    assert set(search_knowledge.parameters["properties"]) == {"query", "limit"}
+def test_the_knowledge_tools_are_read_only_and_exported() -> None:
+    assert [search_knowledge, read_knowledge] == KNOWLEDGE_TOOLS
+    assert not any(t.requires_approval for t in KNOWLEDGE_TOOLS)
+    assert all(t.read_only for t in KNOWLEDGE_TOOLS)
+    assert set(search_knowledge.parameters["properties"]) == {"query", "also", "limit"}
+    assert set(read_knowledge.parameters["properties"]) == {"page", "section"}
 
 
 async def test_the_tool_returns_sections_with_sources_from_the_registered_index(

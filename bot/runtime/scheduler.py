@@ -30,7 +30,7 @@ class _CancelledQuietly(logging.Filter):
         return True
 
 
-class _JobExecutor(AsyncIOExecutor):
+class _JobExecutor(AsyncIOExecutor):  # type: ignore[misc]  # apscheduler ships no types
     """APScheduler's asyncio executor, whose cancelled jobs end quietly."""
 
     def start(self, scheduler: Any, alias: str) -> None:

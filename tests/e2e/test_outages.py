@@ -11,6 +11,7 @@ then posts every reminder exactly once.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -33,6 +34,7 @@ from tests.e2e.processes import (
     settled_rows,
     world_with_channels,
 )
+from tests.fakes.discord.records import RecordedRequest
 from tests.fakes.discord.rules import walk_components
 from tests.fakes.discord.world import Json
 from tests.fakes.discord_server import HANA_ID, FakeDiscord
@@ -46,6 +48,7 @@ PER_CHANNEL = 10  # twice Discord's 5 per 5 s: the second half waits in the bot'
 DOWN = "The database is unreachable"
 BACK = "The database is reachable again"
 LIMIT = 120.0
+REMINDER_NONCE = re.compile(r"r\d+o\d+")
 # Holds SQLite's write lock until its stdin closes, as another program using the file would.
 LOCKER = (
     "import sqlite3, sys\n"
@@ -113,6 +116,16 @@ async def sqlite_lock(url: str) -> AsyncIterator[Outage]:
             await locker.wait()
 
 
+def _reminder_post(request: RecordedRequest, channels: list[int]) -> bool:
+    """Whether request posts a reminder (its nonce is `r<id>o<occurrence>`) in channels."""
+    nonce = str((request.json or {}).get("nonce") or "") if isinstance(request.json, dict) else ""
+    return (
+        request.method == "POST"
+        and REMINDER_NONCE.fullmatch(nonce) is not None
+        and any(request.path == f"/channels/{channel}/messages" for channel in channels)
+    )
+
+
 async def _clicks_during_outage(fake: FakeDiscord, channels: list[int]) -> list[Json]:
     """Run /timezone set and click Done under a posted reminder: both need the database.
 
@@ -144,22 +157,30 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
             await fake.wait_until(
                 lambda: len(reminder_messages(fake, channels)) >= CHANNELS, LIMIT, what="posts"
             )
+            # The rest of the burst waits at Discord while the database goes away, so the outage
+            # falls in the middle of the burst however long stopping the server takes.
+            rest = fake.pause_requests(lambda request: _reminder_post(request, channels))
             # Counted before the outage starts: the bot may notice it before away() returns.
             went_away = len(bot.lines)
             await away()
+            before = len(reminder_messages(fake, channels))
+            rest.release()
             await bot.wait_for_line(DOWN, LIMIT, after=went_away)
             mention = await fake.send_user_message(
                 channels[0], HANA_ID, f"<@{fake.world.bot.id}> 元気？", mention_bot=True
             )
+            # Its reply, not a reminder that the lanes post in the same channel meanwhile.
             answer = await fake.wait_for_message(
-                channels[0], after=int(mention["id"]), timeout=LIMIT
+                channels[0],
+                lambda m: (m.get("message_reference") or {}).get("message_id") == mention["id"],
+                after=int(mention["id"]),
+                timeout=LIMIT,
             )
             clicks = (
                 await _clicks_during_outage(fake, channels)
                 if database_engine == "postgresql"
                 else []
             )
-            during = len(reminder_messages(fake, channels))
             await back()
             await bot.wait_for_line(BACK, LIMIT, after=went_away)
             await fake.wait_until(
@@ -178,7 +199,7 @@ async def test_the_database_goes_away_mid_burst_and_comes_back(
         assert response["data"]["flags"] & 64
     assert bot.count(DOWN) == 1 and bot.count(BACK) == 1  # one sentence each way
     assert "Traceback" not in log_since, log_since[-3000:]
-    assert during < len(ids)  # the outage fell in the middle of the burst
+    assert before < len(ids)  # the outage fell in the middle of the burst
     by_nonce = reminder_messages(fake, channels)
     assert sorted(by_nonce) == sorted(f"r{reminder_id}o1" for reminder_id in ids)
     assert all(len(messages) == 1 for messages in by_nonce.values())

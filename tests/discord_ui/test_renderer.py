@@ -120,3 +120,16 @@ async def test_text_that_stops_arriving_is_posted_after_a_second_with_stop() -> 
     assert channel.kwargs[0]["view"] is not None
     assert [e.get("content") for e in message.edits] == ["少し考えます。できました", None]
     assert message.edits[-1] == {"view": None}
+
+
+async def test_every_send_allows_only_the_requester_to_be_pinged() -> None:
+    channel = FakeChannel()
+    renderer = RunRenderer(channel, requester_id=7, run_id=None)  # type: ignore[arg-type]
+
+    await renderer.render(ev.TextDelta("@everyone こんにちは"))
+    await renderer.render(ev.Done("", "answered"))
+
+    allowed = channel.kwargs[0]["allowed_mentions"].to_dict()
+    assert allowed["parse"] == []
+    assert allowed["users"] == [7]
+    assert allowed.get("roles", []) == []

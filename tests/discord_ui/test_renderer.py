@@ -133,3 +133,30 @@ async def test_every_send_allows_only_the_requester_to_be_pinged() -> None:
     assert allowed["parse"] == []
     assert allowed["users"] == [7]
     assert allowed.get("roles", []) == []
+
+
+async def test_the_first_post_waits_for_the_typing_request_that_ran_beside_the_run() -> None:
+    channel = FakeChannel()
+    typing_done = asyncio.Event()
+
+    async def typing_shown() -> None:
+        await typing_done.wait()
+
+    renderer = RunRenderer(
+        channel,  # type: ignore[arg-type]
+        requester_id=7,
+        run_id=None,
+        before_first_post=typing_shown,
+    )
+
+    async def answer() -> AsyncIterator[ev.AgentEvent]:
+        yield ev.TextDelta("はい")
+        yield ev.Done("はい", "answered")
+
+    rendering = asyncio.ensure_future(renderer.consume(answer()))
+    await asyncio.sleep(0.05)
+    assert channel.sent == []  # "typing…" must not arrive after the reply
+    typing_done.set()
+    await rendering
+
+    assert [m.content for m in channel.sent] == ["はい"]

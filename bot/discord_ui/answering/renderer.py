@@ -86,8 +86,11 @@ class RunRenderer:
         describe: Callable[[str], Tool | None] | None = None,
         language: Language = "ja",
         timezone: ZoneInfo | None = None,
+        before_first_post: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.channel = channel
+        # Awaited before this run's first message (the typing request that overlapped the run).
+        self._before_first_post = before_first_post
         self.requester_id = requester_id
         self.run_id = run_id
         self.reply_to = reply_to
@@ -332,6 +335,9 @@ class RunRenderer:
         if self.broken:
             return None
         first = not self.posted
+        if first and self._before_first_post is not None:
+            waiting, self._before_first_post = self._before_first_post, None
+            await waiting()
         if first and self.run_id and "view" not in kwargs and stop:
             kwargs["view"] = stop_view(self.run_id, self.language)
         if first and self.reply_to is not None:

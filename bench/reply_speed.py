@@ -267,6 +267,8 @@ class InProcess:
     # Seconds from the mention to the model's request, and from there to the reply's post.
     before_model: list[float] = field(default_factory=list)
     after_model: list[float] = field(default_factory=list)
+    # Statements between the model's request and the reply's post (the last mention).
+    between: list[str] = field(default_factory=list)
 
 
 async def _in_process(tmp: Path, asks: int) -> InProcess:
@@ -276,10 +278,13 @@ async def _in_process(tmp: Path, asks: int) -> InProcess:
     at_model: list[tuple[int, int, list[str], float]] = []
     found = InProcess()
 
+    timed: list[tuple[float, str]] = []
+
     def on_statement(*args: Any) -> None:
         nonlocal statements
         statements += 1
         seen.append(" ".join(str(args[2]).split())[:110])
+        timed.append((time.monotonic(), seen[-1]))
 
     def on_session(*_: Any) -> None:
         nonlocal sessions
@@ -301,6 +306,7 @@ async def _in_process(tmp: Path, asks: int) -> InProcess:
                     await asyncio.sleep(0.3)  # let background writes of the last answer end
                     sessions = statements = 0
                     seen.clear()
+                    timed.clear()
                     at_model.clear()
                     before = len(fake.requests)
                     sent_at = time.monotonic()
@@ -317,6 +323,11 @@ async def _in_process(tmp: Path, asks: int) -> InProcess:
                     )
                     found.before_model.append(at_model[0][3] - sent_at)
                     found.after_model.append(posted - at_model[0][3])
+                    found.between = [
+                        f"+{(at - at_model[0][3]) * 1000:4.0f} ms {what}"
+                        for at, what in timed
+                        if at_model[0][3] <= at <= posted
+                    ]
             finally:
                 event.remove(engine, "before_cursor_execute", on_statement)
                 event.remove(Session, "after_begin", on_session)
@@ -422,6 +433,9 @@ async def bench(starts: int, warm_replies: int, asks: int) -> int:
     )
     print("  statements before the model call (the last mention):")
     for statement in inside.last:
+        print(f"    {statement}")
+    print("  statements between the model's request and the reply's post (the last mention):")
+    for statement in inside.between:
         print(f"    {statement}")
     return 0 if all(ok for _, ok in checks) else 1
 

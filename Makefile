@@ -1,23 +1,36 @@
 # Two commands for a newcomer: `make run` and `make test`. Both create .venv when it is missing
-# and reinstall only when pyproject.toml changed (the stamp files track it). `make run` installs
-# what the bot needs (with the PostgreSQL driver); `make test` adds the test tools.
+# and reinstall only when pyproject.toml or constraints.txt changed (the stamp files track it).
+# `make run` installs what the bot needs (with the PostgreSQL driver); `make test` adds the test
+# tools. Both install the versions pinned in constraints.txt; `make constraints` updates them.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
+CONSTRAINTS := constraints.txt
 
-.PHONY: run doctor test unit lint typecheck check console bench clean
+.PHONY: run doctor test unit lint typecheck check console bench constraints clean
 
-$(RUN_STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml $(CONSTRAINTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[postgres]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[postgres]'
 	@touch $(RUN_STAMP)
 
 $(STAMP): $(RUN_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,postgres]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[test,postgres]'
 	@touch $(STAMP)
+
+# Deliberately move the pins: upgrade every package within pyproject.toml's ranges, then write
+# what is installed to constraints.txt. Run `make test` and commit the file afterwards.
+constraints:
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade -e '.[test,postgres]'
+	@{ sed -n '/^#/p' $(CONSTRAINTS); $(BIN)/python -m pip freeze --exclude-editable; } > $(CONSTRAINTS).new
+	@mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	@touch $(RUN_STAMP) $(STAMP)
+	@echo "constraints.txt updated: run make test, then commit it"
 
 run: $(RUN_STAMP)
 	$(BIN)/python -m bot run

@@ -82,21 +82,32 @@ class Agent:
         shared: Shared | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Answer a new user message (with what it shares): record it, then continue."""
+        key = request.conversation_key
         model = await self.llm.current_model(request.guild_id)
         state = RunState(request, stop or asyncio.Event(), model=model)
-        async for event in self.calls.invalidate_leftovers(request):
+        # One read serves the leftovers, the attachments' context and the first round's.
+        recent = await self.store.recent(key)
+        moved_on = False
+        async for event in self.calls.invalidate_leftovers(request, recent.tail):
+            moved_on = True  # rejections were written: the window read is out of date
             yield event
         message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
         if shared is not None and not shared.empty:
-            history = await self.store.context(request.conversation_key)
+            history = None if moved_on else recent.context_after()
+            if history is None:
+                history = await self.store.context(key)
             reading = Reading.of(self.settings, model, self.llm.supports_vision(model))
             state.images, warnings = await attach(
                 message, shared, history, reading, request.language
             )
             if warnings:
                 yield ev.Notice("\n".join(warnings))
-        await self.store.append(request.conversation_key, message)
-        async for event in self._continue(state, plan=self.settings.agent_planning):
+        await self.store.append(key, message)
+        if not moved_on:
+            # As stored (and as a later read returns it): the run's images stay out.
+            state.context = recent.context_after(m.load(m.dump(message)))
+        # The new message answered every call before it: nothing is left to settle.
+        async for event in self._continue(state, plan=self.settings.agent_planning, unanswered=[]):
             yield event
 
     async def resume(
@@ -209,7 +220,9 @@ class Agent:
         self, state: RunState, handler: Handler, planning_round: bool
     ) -> AsyncIterator[ev.AgentEvent | Turn]:
         request = state.request
-        history = await self.store.context(request.conversation_key)
+        history, state.context = state.context, None
+        if history is None:
+            history = await self.store.context(request.conversation_key)
         if state.system_prompt is None:
             # Built once per run: its sections (knowledge, notes, topics) read the database
             # and the worker thread, and the run's inputs do not change between rounds.

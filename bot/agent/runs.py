@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
+from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key, shared_conversation_key
 from bot.agent.llm.client import Usage
 from bot.i18n import Language
@@ -131,6 +132,9 @@ class RunState:
     claimed: set[int] = field(default_factory=set)
     # The handler's system prompt, built once per run.
     system_prompt: str | None = None
+    # The context for the next model round when already known (a new message: the history
+    # read before it plus the message), so the round needs no read of its own.
+    context: list[m.Message] | None = None
 
 
 # Who ended a run early: the member (or an approver) with Stop, or the bot shutting down.

@@ -14,7 +14,7 @@ from bot.agent.approvals.service import ApprovalService, NewApproval, Status, de
 from bot.agent.approvals.types import original_arguments
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
-from bot.agent.conversation.history import ConversationStore
+from bot.agent.conversation.history import ConversationStore, StoredMessage
 from bot.agent.events import ApprovedBy
 from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race, stop_reason
 from bot.agent.tools import (
@@ -479,27 +479,24 @@ class ToolCalls:
             )
         return events
 
-    async def invalidate_leftovers(self, request: RunRequest) -> AsyncIterator[ev.AgentEvent]:
-        """A new message moves the conversation on: unanswered calls from before never run."""
+    async def invalidate_leftovers(
+        self, request: RunRequest, tail: list[StoredMessage]
+    ) -> AsyncIterator[ev.AgentEvent]:
+        """A new message moves the conversation on: unanswered calls from before (in tail, the
+        turn read just now) never run; one event per call."""
         key = request.conversation_key
-        leftovers = await self.unanswered(key)
+        leftovers = unanswered_in(tail)
+        if not leftovers:
+            # A pending approval is a call still unanswered: with none, there is none to end.
+            return
         for event in await self.invalidate_rest(key, leftovers):
             yield event
         for row in await self.approvals.pending_in(key):
             await self.approvals.invalidate(row.id)
 
     async def unanswered(self, key: str) -> list[m.ToolCall]:
-        tail = await self.store.tail(key)
-        calls: list[m.ToolCall] = []
-        answered: set[str] = set()
-        for stored in tail:
-            message = stored.message
-            if isinstance(message, m.AssistantMessage) and message.tool_calls:
-                calls = list(message.tool_calls)
-                answered = set()
-            elif isinstance(message, (m.ToolResultMessage, m.ToolRejectedMessage)):
-                answered.add(message.call_id)
-        return [c for c in calls if c.id not in answered]
+        """The open calls of the conversation's last assistant turn."""
+        return unanswered_in(await self.store.tail(key))
 
     async def _record_result(
         self,
@@ -552,3 +549,17 @@ class ToolCalls:
             }:
                 waiting.append(row)
         return waiting
+
+
+def unanswered_in(tail: list[StoredMessage]) -> list[m.ToolCall]:
+    """The calls of the turn's last assistant message that have no result or rejection yet."""
+    calls: list[m.ToolCall] = []
+    answered: set[str] = set()
+    for stored in tail:
+        message = stored.message
+        if isinstance(message, m.AssistantMessage) and message.tool_calls:
+            calls = list(message.tool_calls)
+            answered = set()
+        elif isinstance(message, (m.ToolResultMessage, m.ToolRejectedMessage)):
+            answered.add(message.call_id)
+    return [c for c in calls if c.id not in answered]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bot.agent.llm.model_check import ModelProblem, ask_model, check_configuration
 from bot.app.core import Core
@@ -13,7 +14,10 @@ from bot.app.start_failures import ExitCode, StartupFailure
 from bot.discord_ui.client import OtomoBot
 from bot.discord_ui.operations import GatewayWatch, gateway_check
 from bot.reminders.delivery.engine import DeliveryEngine
-from bot.runtime.health import Check, HealthChecks, HealthServer, PortTaken, model_check
+from bot.runtime.health import Check, HealthChecks, model_check
+
+if TYPE_CHECKING:
+    from bot.runtime.health_port import HealthServer
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +49,18 @@ class Operations:
             lambda: Check(True, "running") if scheduler.running else Check(False, "not running"),
         )
         self.watch = GatewayWatch(bot, self.checks, metrics)
-        self.server = (
-            HealthServer(
+        self.server: HealthServer | None = None
+        if settings.health_port is not None:
+            # Imported only with the port on: a bot without it loads no web server.
+            from bot.runtime.health_port import HealthServer
+
+            self.server = HealthServer(
                 self.checks,
                 metrics,
                 settings.health_host,
                 settings.health_port,
                 refreshers=[self.refresh_gauges],
             )
-            if settings.health_port is not None
-            else None
-        )
         # The model check, running while the gateway connects (see check_model).
         self.model_checked: asyncio.Future[None] | None = None
 
@@ -63,6 +68,8 @@ class Operations:
         """Open the health port, if configured."""
         if self.server is None:
             return
+        from bot.runtime.health_port import PortTaken
+
         try:
             await self.server.start()
         except PortTaken as exc:

@@ -72,6 +72,6 @@ def build_deps(
         tips=Tips(sessions, clock, settings, complete, word_pool),
         knowledge=index,
         kb_editor=KnowledgeEditor.from_settings(index, settings, sessions, clock),
-        notebook=Notebook(sessions, clock),
+        notebook=Notebook(sessions, clock, fresh_seconds=settings.server_settings_refresh_seconds),
         servers=servers,
     )

@@ -19,6 +19,7 @@ from bot.chat.persona import persona_text
 from bot.chat.word_pool import Topic
 from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
+from bot.runtime.fresh import FreshFor
 from bot.runtime.send_failures import post_scheduled
 from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
@@ -140,6 +141,10 @@ class Tips:
         self._topics = topics
         self._kb_dir = kb_dir
         self._rng = rng or random.Random()
+        # Read at every chat mention: kept while fresh; a tip posted here is seen at once.
+        self._last_topics: FreshFor[tuple[int, int], list[str]] = FreshFor(
+            settings.server_settings_refresh_seconds, clock=lambda: clock.now().timestamp()
+        )
 
     def is_quiet(self, now: datetime | None = None) -> bool:
         """Whether now is within TIPS_QUIET_HOURS in the bot's time zone."""
@@ -155,14 +160,18 @@ class Tips:
         own), newest first; none in a DM."""
         if guild_id is None:
             return []
-        async with self._sessions() as session:
-            rows = await session.scalars(
-                select(TipRecord.topic)
-                .where(or_(TipRecord.guild_id == guild_id, TipRecord.guild_id.is_(None)))
-                .order_by(TipRecord.posted_at.desc(), TipRecord.id.desc())
-                .limit(count)
-            )
-            return list(rows)
+
+        async def read() -> list[str]:
+            async with self._sessions() as session:
+                rows = await session.scalars(
+                    select(TipRecord.topic)
+                    .where(or_(TipRecord.guild_id == guild_id, TipRecord.guild_id.is_(None)))
+                    .order_by(TipRecord.posted_at.desc(), TipRecord.id.desc())
+                    .limit(count)
+                )
+                return list(rows)
+
+        return list(await self._last_topics.get((guild_id, count), read))
 
     async def pick_tip_topic(
         self, topics: Sequence[Topic] | None = None, *, guild_id: int | None
@@ -273,3 +282,5 @@ class Tips:
                 select(TipRecord.id).where(same).order_by(TipRecord.id.desc()).limit(HISTORY_KEPT)
             )
             await session.execute(delete(TipRecord).where(same, TipRecord.id.not_in(keep)))
+        # A tip without a server (a DM's) is every server's history too: forget them all.
+        self._last_topics.clear()

@@ -29,6 +29,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from bot.chat.words import extract_words
 from bot.runtime.clock import Clock
+from bot.runtime.fresh import FreshFor
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.chat import LEGACY_GUILD, WordPoolEntry
@@ -153,6 +154,11 @@ class WordPool:
         self._inbox: asyncio.Queue[tuple[int, str]] = asyncio.Queue(MAX_QUEUED_MESSAGES)
         self._digester: asyncio.Task[None] | None = None
         self._channels_of: Callable[[int], frozenset[int]] | None = None
+        # Each server's stored scores, read at every chat mention: kept while fresh, forgotten
+        # when this process writes the server's words.
+        self._stored: FreshFor[int, dict[str, Topic]] = FreshFor(
+            settings.server_settings_refresh_seconds, clock=lambda: clock.now().timestamp()
+        )
 
     def channels_per_server(self, channels_of: Callable[[int], frozenset[int]]) -> None:
         """Read each server's word-pool channels (its admins' setting) instead of
@@ -243,9 +249,12 @@ class WordPool:
         """A server's strongest topics right now, buffered words included (none in a DM)."""
         if guild_id is None:
             return []
-        now = self._clock.now()
-        async with self._sessions() as session:
-            topics = await _stored_scores(session, now, self.half_life, guild_id)
+
+        async def read() -> dict[str, Topic]:
+            async with self._sessions() as session:
+                return await _stored_scores(session, self._clock.now(), self.half_life, guild_id)
+
+        topics = dict(await self._stored.get(guild_id, read))
         for (server, word), entry in self._pending.items():
             if server != guild_id:
                 continue
@@ -303,6 +312,16 @@ class WordPool:
         servers: dict[int, list[str]] = {}
         for guild_id, word in sorted(batch):
             servers.setdefault(guild_id, []).append(word)
+        try:
+            await self._write_servers(servers, batch)
+        finally:
+            # Read while the words were being written, a server's scores lack them.
+            for guild_id in servers:
+                self._stored.forget(guild_id)
+
+    async def _write_servers(
+        self, servers: dict[int, list[str]], batch: dict[tuple[int, str], _Pending]
+    ) -> None:
         async with self._writes() as session, session.begin():
             for guild_id, words in servers.items():
                 await self._write_server(session, guild_id, words, batch)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -138,6 +139,7 @@ class OtomoBot(commands.AutoShardedBot):
         self._on_ready_hooks = list(on_ready_hooks)
         self._on_connect_hooks = list(on_connect_hooks)
         self._connected_once = False
+        self._syncing: asyncio.Future[None] | None = None
         self._message_hooks = list(message_hooks)
         self.reminder_actions = reminder_actions
         self._command_sync = command_sync
@@ -156,14 +158,13 @@ class OtomoBot(commands.AutoShardedBot):
         await tell_failure(interaction, getattr(error, "original", error), self.database_health)
 
     async def setup_hook(self) -> None:
-        """Register persistent buttons and cogs, say where to invite the bot, sync commands."""
+        """Register persistent buttons and cogs, say where to invite the bot."""
         self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
         await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))
         if self.application_id is not None:
             log.info("Invite Otomo to a server: %s", invite_url(self.application_id))
-        await self.sync_commands()
 
     async def sync_commands(self) -> None:
         """Sync the commands when they changed since the last sync (see command_sync)."""
@@ -193,6 +194,9 @@ class OtomoBot(commands.AutoShardedBot):
         if self._connected_once:
             return
         self._connected_once = True
+        # Once connected, not before: the sync's requests and hashing overlap the guilds'
+        # arrival instead of delaying the connection. on_ready waits for it.
+        self._syncing = asyncio.ensure_future(self.sync_commands())
         await _run_hooks(self._on_connect_hooks)
 
     async def on_ready(self) -> None:
@@ -202,6 +206,9 @@ class OtomoBot(commands.AutoShardedBot):
         if self._ready_once:
             return
         self._ready_once = True
+        if self._syncing is not None:
+            # Ready means the slash commands are there too (sync_commands never raises).
+            await self._syncing
         if self.arrivals is not None:
             try:
                 await self.arrivals.present(list(self.guilds))

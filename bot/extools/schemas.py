@@ -10,12 +10,14 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import SchemaError, ValidationError, validators
-from jsonschema.exceptions import best_match
-from jsonschema.protocols import Validator
-from referencing.exceptions import Unresolvable
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+# jsonschema (about 2 MB and 30 modules) is imported by the functions that check something: a
+# bot with no tools from outside never loads it.
 
 # A schema's JSON text, in UTF-8 bytes: the largest of the built-in tools is under 2 KB, and
 # every byte goes into each model request that offers the tool.
@@ -25,8 +27,6 @@ MAX_SCHEMA_BYTES = 16 * 1024
 MAX_SCHEMA_DEPTH = 24
 # What of a wrong argument the model reads back.
 SHOWN_VALUE_CHARS = 200
-
-DEFAULT_DRAFT = validators.Draft202012Validator
 
 ArgumentsCheck = Callable[[dict[str, Any]], str | None]
 
@@ -90,7 +90,9 @@ def schema_problem(schema: Any) -> str | None:
             f"parameters refers to {remote[0]!r}: only references inside the schema "
             '("#/$defs/…") are allowed, the bot never fetches schemas'
         )
-    checker = validators.validator_for(schema, default=DEFAULT_DRAFT)
+    from jsonschema import SchemaError, validators
+
+    checker = validators.validator_for(schema, default=validators.Draft202012Validator)
     try:
         checker.check_schema(schema)
     except SchemaError as exc:
@@ -104,6 +106,8 @@ def _without_regexes(draft: type[Validator]) -> type[Validator]:
     # `pattern` and `patternProperties` run the plugin's regular expressions on the model's
     # text in the bot's event loop, where a catastrophic one could stall every member; the
     # plugin checks those itself (it receives the arguments), the bot checks the rest.
+    from jsonschema import validators
+
     skipped: dict[str, Any] = {"pattern": None, "patternProperties": None}
     extended: type[Validator] = validators.extend(draft, skipped)
     return extended
@@ -111,7 +115,11 @@ def _without_regexes(draft: type[Validator]) -> type[Validator]:
 
 def arguments_check(tool_name: str, schema: dict[str, Any]) -> ArgumentsCheck:
     """A check of the model's arguments against schema, saying what was wrong, for the model."""
-    draft = validators.validator_for(schema, default=DEFAULT_DRAFT)
+    from jsonschema import validators
+    from jsonschema.exceptions import best_match
+    from referencing.exceptions import Unresolvable
+
+    draft = validators.validator_for(schema, default=validators.Draft202012Validator)
     validator = _without_regexes(draft)(schema)
 
     def check(arguments: dict[str, Any]) -> str | None:

@@ -68,20 +68,19 @@ RATE_LIMITED = Text(
     ja="AIサービスの利用制限にかかっています。1分ほどしてからもう一度お願いします。",
     en="The AI service is rate-limiting us right now. Please try again in a minute.",
 )
+# A model slower than the bot waits for: trying again meets the same wait, so the member is
+# told what happened; the log tells the operator which setting to raise.
 MODEL_TIMEOUT = Text(
-    ja="ボットのモデルの応答に時間がかかりすぎました。管理者にはログで知らせてあります。"
-    "少ししてからもう一度お願いします。",
-    en="The bot's model took too long to answer; an admin has been told in the log. "
-    "Please try again in a moment.",
+    ja="ボットのモデルの応答が遅すぎて、待てる時間内に返事が来ませんでした。"
+    "どの設定を上げればよいかは管理者にログで知らせてあります。",
+    en="The bot's model was too slow: its answer did not come within the time the bot waits. "
+    "An admin has been told in the log which setting to raise.",
 )
 BAD_REQUEST = Text(
     ja="ボットのモデルがこのメッセージを受け付けませんでした。管理者にはログで知らせてあります。",
     en="The bot's model could not take this message; an admin has been told in the log.",
 )
-ROUND_TIMED_OUT = Text(
-    ja="AIサービスの応答に時間がかかりすぎました。少ししてからもう一度お願いします。",
-    en="The AI service took too long to answer. Please try again in a moment.",
-)
+ROUND_TIMED_OUT = MODEL_TIMEOUT
 UNKNOWN_APPROVAL = Text(
     ja="そのリクエストはもうありません。",
     en="That request no longer exists.",

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -27,14 +29,35 @@ CACHED_SERVERS = 64
 
 
 class CandidateCache:
-    """Keeps each server's notes between searches, since every mention searches them."""
+    """Keeps each server's notes between searches, since every mention searches them.
 
-    def __init__(self, servers: int = CACHED_SERVERS) -> None:
+    Whether a server's notebook changed is asked of the database at most once per
+    `fresh_seconds` (a note written in this process is seen at once: see forget)."""
+
+    def __init__(
+        self,
+        servers: int = CACHED_SERVERS,
+        *,
+        fresh_seconds: float = 0.0,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._servers = servers
-        self._entries: OrderedDict[int, tuple[Signature, list[Candidate]]] = OrderedDict()
+        self._fresh_seconds = fresh_seconds
+        self._now = now
+        # Per server: its signature, its notes and when the signature was last asked for.
+        self._entries: OrderedDict[int, tuple[Signature, list[Candidate], float]] = OrderedDict()
+
+    def forget(self, guild_id: int) -> None:
+        """The server's notebook changed here: ask the database at the next search."""
+        self._entries.pop(guild_id, None)
 
     async def candidates(self, session: AsyncSession, guild_id: int) -> list[Candidate]:
         """The server's notes, from memory when the notebook did not change since last time."""
+        cached = self._entries.get(guild_id)
+        now = self._now()
+        if cached is not None and now - cached[2] < self._fresh_seconds:
+            self._entries.move_to_end(guild_id)
+            return cached[1]
         count, highest, latest = (
             await session.execute(
                 select(func.count(), func.max(Note.id), func.max(Note.updated_at)).where(
@@ -43,8 +66,8 @@ class CandidateCache:
             )
         ).one()
         signature: Signature = (count, highest, latest)
-        cached = self._entries.get(guild_id)
         if cached is not None and cached[0] == signature:
+            self._entries[guild_id] = (signature, cached[1], now)
             self._entries.move_to_end(guild_id)
             return cached[1]
         # Plain columns, not ORM objects: building 1,000 entities would hold the event loop.
@@ -52,7 +75,7 @@ class CandidateCache:
             select(Note.id, Note.title, Note.body, Note.terms).where(Note.guild_id == guild_id)
         )
         found: list[Candidate] = [(i, f"{title}\n{body}", terms) for i, title, body, terms in rows]
-        self._entries[guild_id] = (signature, found)
+        self._entries[guild_id] = (signature, found, now)
         self._entries.move_to_end(guild_id)
         while len(self._entries) > self._servers:
             self._entries.popitem(last=False)
@@ -91,10 +114,19 @@ def _clean(text: str, title: str | None) -> tuple[str, str]:
 class Notebook:
     """Per-server notes in the database; terms are computed once, when a note is written."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], clock: Clock) -> None:
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        *,
+        fresh_seconds: float = 0.0,
+    ) -> None:
         self._sessions = sessions
         self._clock = clock
-        self._candidates = CandidateCache()
+        # fresh_seconds: how long a note written by another process may stay unseen.
+        self._candidates = CandidateCache(
+            fresh_seconds=fresh_seconds, now=lambda: clock.now().timestamp()
+        )
 
     async def write(
         self,
@@ -108,7 +140,7 @@ class Notebook:
         name, body = _clean(text, title)
         terms = await in_worker(note_terms, name, body)
         now = self._clock.now()
-        async with self._sessions() as session, session.begin():
+        async with self._writing(guild_id) as session:
             count = await session.scalar(
                 select(func.count()).select_from(Note).where(Note.guild_id == guild_id)
             )
@@ -147,13 +179,22 @@ class Notebook:
             _check_owner(row, editor, "edit")
             name, body = _clean(text, title or row.title)
         terms = await in_worker(note_terms, name, body)
-        async with self._sessions() as session, session.begin():
+        async with self._writing(guild_id) as session:
             row = await self._row(session, guild_id, note_id)
             row.title, row.body, row.terms = name, body, terms
             row.updated_at = self._clock.now()
             row.updated_by_name = editor.name[:100]
             await session.flush()
             return NoteView.of(row)
+
+    @contextlib.asynccontextmanager
+    async def _writing(self, guild_id: int) -> AsyncIterator[AsyncSession]:
+        """A transaction that changes the server's notes; its next search sees the change."""
+        try:
+            async with self._sessions() as session, session.begin():
+                yield session
+        finally:
+            self._candidates.forget(guild_id)
 
     async def get(self, guild_id: int, note_id: int) -> NoteView:
         """One note of this server, or a NoteError naming the way to find the right id."""
@@ -218,7 +259,7 @@ class Notebook:
 
     async def delete(self, guild_id: int, note_id: int, by: NoteAuthor) -> NoteView:
         """Delete a note; only its author or an admin may."""
-        async with self._sessions() as session, session.begin():
+        async with self._writing(guild_id) as session:
             row = await self._row(session, guild_id, note_id)
             _check_owner(row, by, "delete")
             view = NoteView.of(row)

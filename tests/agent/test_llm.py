@@ -9,6 +9,7 @@ from sqlalchemy import select
 
 from bot.agent import events as ev
 from bot.agent.llm.client import LLMClient
+from bot.i18n import answers
 from bot.storage.agent import LLMCall
 from tests.agent.conftest import Rig, collect
 from tests.fakes.llm_server import ChatRequest, Reply, hang, server_error, text
@@ -69,8 +70,8 @@ async def test_a_model_that_never_answers_times_out_with_a_sentence(rig: Rig) ->
 
     failed = events[-1]
     assert isinstance(failed, ev.Failed) and failed.kind == "timeout"
-    # Asked in Japanese, told in Japanese.
-    assert "時間がかかりすぎました" in failed.message
+    # Asked in Japanese, told in Japanese that the model was too slow (not "try again").
+    assert failed.message == answers.MODEL_TIMEOUT("ja")
 
 
 async def test_requests_cap_the_answer_at_llm_max_tokens(rig: Rig) -> None:

@@ -53,7 +53,7 @@ async def test_a_working_set_up_passes_every_check_and_shows_the_invite_link(
     make_settings: Build, tmp_path: Path
 ) -> None:
     async with FakeDiscord() as fake, ScriptedLLM() as llm:
-        llm.queue(text("OK"))
+        llm.queue(text("OK"), text("Hello, server."))
         settings = _settings(make_settings, fake, llm, tmp_path, DEV_GUILD_ID=str(GUILD_ID))
 
         code, output = await _doctor(settings)
@@ -65,6 +65,7 @@ async def test_a_working_set_up_passes_every_check_and_shows_the_invite_link(
     assert "not created yet; `make run` creates it" in output
     assert "1 markdown file" in output
     assert "✓ Model              openai/test-model answered a tiny request" in output
+    assert "✓ Model speed" in output
     assert "Everything Otomo needs is in place" in output
     assert "sk-doctor-secret" not in output
     assert not (tmp_path / "data").exists()  # the doctor creates nothing
@@ -105,7 +106,7 @@ async def test_a_wrong_token_is_named_and_the_checks_that_need_it_are_skipped(
     make_settings: Build, tmp_path: Path
 ) -> None:
     async with FakeDiscord() as fake, ScriptedLLM() as llm:
-        llm.queue(text("OK"))
+        llm.queue(text("OK"), text("Hello, server."))
         settings = _settings(make_settings, fake, llm, tmp_path, DISCORD_TOKEN="wrong-token")
 
         code, output = await _doctor(settings)
@@ -139,7 +140,7 @@ async def test_make_doctor_prints_the_checklist_and_exits_0_on_a_working_set_up(
     tmp_path: Path,
 ) -> None:
     async with FakeDiscord() as fake, ScriptedLLM() as llm:
-        llm.queue(text("OK"))
+        llm.queue(text("OK"), text("Hello, server."))
         environ = bot_environment(fake, llm, tmp_path, DEV_GUILD_ID=str(GUILD_ID))
 
         code, output, errors = await _doctor_process(tmp_path, environ)

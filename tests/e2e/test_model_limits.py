@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from bot.agent.conversation.history import conversation_key
 from bot.i18n import answers as said
 from tests.e2e.harness import running_bot
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord
-from tests.fakes.llm_server import ScriptedLLM, endless, keep_alive
+from tests.fakes.llm_server import ScriptedLLM, delay, endless, keep_alive, text
 
 pytestmark = pytest.mark.e2e
 
@@ -59,17 +60,37 @@ async def test_an_answer_still_streaming_when_its_round_ends_is_cut_and_kept(
 
 
 async def test_a_model_that_keeps_the_line_open_without_answering_fails_within_the_round(
-    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Keep-alive bytes never let a read time out: only the round's deadline ends the wait.
     llm.queue(keep_alive(every=0.2))
     async with running_bot(
         tmp_path, fake=fake, llm=llm, LLM_ROUND_SECONDS=5, LLM_TIMEOUT_SECONDS=1
     ) as otomo:
-        sent = await otomo.mention("暇だなー")
-        await fake.wait_for_message(GENERAL_CHANNEL_ID, after=int(sent["id"]), timeout=20)
-        await otomo.idle()
+        with caplog.at_level(logging.WARNING):
+            sent = await otomo.mention("暇だなー")
+            await fake.wait_for_message(GENERAL_CHANNEL_ID, after=int(sent["id"]), timeout=20)
+            await otomo.idle()
         replies = otomo.bot_messages_after(sent)
 
         assert said.ROUND_TIMED_OUT("ja") in replies[-1]["content"]
         assert llm.request_count == 1
+        assert "raise LLM_ROUND_SECONDS in .env" in caplog.text
+
+
+async def test_a_model_slower_than_the_timeout_says_so_and_names_the_setting_to_raise(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A model on a CPU reading a long prompt: nothing for longer than LLM_TIMEOUT_SECONDS.
+    llm.queue(delay(3.0, text("やっと読めました。")))
+    async with running_bot(
+        tmp_path, fake=fake, llm=llm, LLM_ROUND_SECONDS=30, LLM_TIMEOUT_SECONDS=1
+    ) as otomo:
+        with caplog.at_level(logging.WARNING):
+            _, replies = await otomo.ask("暇だなー")
+
+        # Not "try again": the member learns the model was too slow for the bot's wait.
+        assert said.MODEL_TIMEOUT("ja") in replies[-1]["content"]
+        assert "もう一度" not in replies[-1]["content"]
+        assert "raise LLM_TIMEOUT_SECONDS in .env" in caplog.text
+        assert "(1 s)" in caplog.text

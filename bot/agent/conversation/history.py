@@ -100,20 +100,23 @@ class ConversationStore:
                     .limit(self.max_messages)
                 )
             ).all()
-        loaded = [m.load(row.payload) for row in reversed(rows)]
-        summaries = [x for x in loaded if isinstance(x, m.SummaryMessage)]
-        rest = [x for x in loaded if not isinstance(x, m.SummaryMessage)]
-        return ([summaries[-1]] if summaries else []) + _start_at_turn(rest)
+        return _context_of([m.load(row.payload) for row in reversed(rows)])
 
     async def tail(self, key: str) -> list[StoredMessage]:
         """Messages after the last user message (the turn being worked on), oldest first."""
+        return (await self.recent(key)).tail
+
+    async def recent(self, key: str) -> Recent:
+        """The conversation's newest rows, read once: the turn being worked on and (when the
+        rows tell) the context window, so a new message needs one read before the model."""
+        limit = self.max_messages * 2
         async with self._sessions() as session:
             rows = (
                 await session.scalars(
                     select(ConversationMessage)
                     .where(ConversationMessage.conversation_key == key)
                     .order_by(ConversationMessage.id.desc())
-                    .limit(self.max_messages * 2)
+                    .limit(limit)
                 )
             ).all()
         tail: list[StoredMessage] = []
@@ -121,7 +124,11 @@ class ConversationStore:
             if row.kind == "user":
                 break
             tail.append(StoredMessage(row.id, m.load(row.payload)))
-        return list(reversed(tail))
+        shown = [m.load(row.payload) for row in reversed(rows) if not row.exclude_from_context]
+        window = shown[-self.max_messages :]
+        # Every row was read, or the newest max_messages in-context ones are among those read.
+        complete = len(rows) < limit or len(window) == self.max_messages
+        return Recent(list(reversed(tail)), window if complete else None, self.max_messages)
 
     def summarise_in_background(self, key: str, summarize: Summarize) -> None:
         """Fold old turns into a summary without delaying the reply; one task per conversation."""
@@ -229,6 +236,32 @@ def _position(row_id: int, message: m.Message) -> float:
     if isinstance(message, m.SummaryMessage) and message.covers_until:
         return message.covers_until + 0.5
     return row_id
+
+
+@dataclass(frozen=True)
+class Recent:
+    """A conversation's newest rows, read once (see ConversationStore.recent)."""
+
+    # Messages after the last user message (the turn being worked on), oldest first.
+    tail: list[StoredMessage]
+    # The newest in-context messages, oldest first; None when the rows read cannot tell
+    # (many excluded ones): ConversationStore.context reads it then.
+    window: list[m.Message] | None
+    max_messages: int
+
+    def context_after(self, *added: m.Message) -> list[m.Message] | None:
+        """What ConversationStore.context returns once added are appended (None: read it)."""
+        if self.window is None:
+            return None
+        kept = [*self.window, *(x for x in added if not x.exclude_from_context)]
+        return _context_of(kept[-self.max_messages :])
+
+
+def _context_of(loaded: Sequence[m.Message]) -> list[m.Message]:
+    """The latest summary, then the rest from the first user message on."""
+    summaries = [x for x in loaded if isinstance(x, m.SummaryMessage)]
+    rest = [x for x in loaded if not isinstance(x, m.SummaryMessage)]
+    return ([summaries[-1]] if summaries else []) + _start_at_turn(rest)
 
 
 def _start_at_turn(items: Sequence[m.Message]) -> list[m.Message]:

@@ -22,6 +22,7 @@ from bot.agent.llm.provider import (
     failure_from_exception,
     import_litellm,
     round_timed_out,
+    too_slow,
 )
 from bot.agent.tools.registry import WireNames
 from bot.i18n import Text
@@ -297,7 +298,7 @@ class LLMClient:
             ]
         except TimeoutError:
             error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
-            log.warning("LLM call failed (%s): %s", purpose, error)
+            self._too_slow(purpose, "LLM_ROUND_SECONDS")
             raise round_timed_out() from None
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
@@ -365,6 +366,7 @@ class LLMClient:
             return turn.text
         except TimeoutError:
             error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
+            self._too_slow(purpose, "LLM_ROUND_SECONDS")
             raise round_timed_out() from None
         except Exception as exc:
             error = redact(f"{type(exc).__name__}: {exc}")
@@ -388,12 +390,23 @@ class LLMClient:
         """The member's sentence; the operator's goes to the log, at ERROR when the model
         itself cannot answer (key, name, server), since every member is affected."""
         failure = failure_from_exception(exc)
-        if failure.kind in UNAVAILABLE_KINDS:
+        if failure.kind == "timeout":
+            self._too_slow(purpose, "LLM_TIMEOUT_SECONDS")
+        elif failure.kind in UNAVAILABLE_KINDS:
             problem = problem_from_exception(exc, model, self._settings, f"a {purpose} call")
             log.error("The model cannot answer (%s): %s", purpose, problem.sentence)
         else:
             log.warning("LLM call failed (%s): %s", purpose, error)
         return failure
+
+    def _too_slow(self, purpose: str, setting: str) -> None:
+        """Tell the operator which wait the model overran (a retry may still follow)."""
+        seconds = (
+            self._settings.llm_round_seconds
+            if setting == "LLM_ROUND_SECONDS"
+            else self._settings.llm_timeout_seconds
+        )
+        log.warning("LLM call failed (%s): %s", purpose, too_slow(setting, seconds))
 
     async def _log(
         self,

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
+from bot.runtime.fresh import FreshFor
 from bot.settings import Settings
 from bot.storage.models_choice import GuildModel
 
@@ -28,6 +29,10 @@ class ModelChoice:
         self._sessions = sessions
         self._clock = clock
         self._settings = settings
+        # Read at every mention: kept while fresh; a choice made here is seen at once.
+        self._chosen: FreshFor[int, str | None] = FreshFor(
+            settings.server_settings_refresh_seconds, clock=lambda: clock.now().timestamp()
+        )
 
     @property
     def default(self) -> str:
@@ -43,19 +48,23 @@ class ModelChoice:
         """The server's model; a choice no longer offered falls back to LLM_MODEL."""
         if guild_id is None:
             return self.default
-        async with self._sessions() as session:
-            row = await session.get(GuildModel, guild_id)
-        if row is None:
+        chosen = await self._chosen.get(guild_id, lambda: self._read(guild_id))
+        if chosen is None:
             return self.default
-        if row.model not in self.choices:
+        if chosen not in self.choices:
             log.warning(
                 "Server %s chose %s, which LLM_MODELS no longer offers; using %s",
                 guild_id,
-                row.model,
+                chosen,
                 self.default,
             )
             return self.default
-        return row.model
+        return chosen
+
+    async def _read(self, guild_id: int) -> str | None:
+        async with self._sessions() as session:
+            row = await session.get(GuildModel, guild_id)
+        return None if row is None else row.model
 
     async def choose(self, guild_id: int, model: str, user_id: int) -> None:
         """Store the server's model (one of the choices) for every later run."""
@@ -65,6 +74,12 @@ class ModelChoice:
                 "(an operator adds models with LLM_MODELS)."
             )
         values = {"model": model, "chosen_by": user_id, "chosen_at": self._clock.now()}
+        try:
+            await self._store(guild_id, values)
+        finally:
+            self._chosen.forget(guild_id)
+
+    async def _store(self, guild_id: int, values: dict[str, object]) -> None:
         async with self._sessions() as session, session.begin():
             changed = await session.execute(
                 update(GuildModel).where(GuildModel.guild_id == guild_id).values(**values)

@@ -30,6 +30,15 @@ def round_timed_out() -> LLMFailure:
     return LLMFailure("timeout", answers.ROUND_TIMED_OUT)
 
 
+def too_slow(setting: str, seconds: float) -> str:
+    """The operator's sentence when the model did not answer within setting: raise it."""
+    return (
+        f"the model sent no answer within {setting} ({seconds:g} s): raise {setting} in .env "
+        "(a model on a CPU can take minutes to read a long prompt; `make doctor` times one and "
+        "suggests values)"
+    )
+
+
 @dataclass
 class Patience:
     """One round's deadline (on the event loop's clock) and the tries made so far."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import discord
 
@@ -13,7 +15,13 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent, RunRequest
 from bot.discord_ui.answering.gate import Gate
 from bot.discord_ui.answering.intake import read_shared
-from bot.discord_ui.answering.live import BackgroundTasks, LiveRun, LiveRuns, typing_during
+from bot.discord_ui.answering.live import (
+    BackgroundTasks,
+    LiveRun,
+    LiveRuns,
+    TypingIndicator,
+    typing_during,
+)
 from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.cards.owner import CardOwner
@@ -67,6 +75,7 @@ class Staff:
         reply_to: discord.Message | None = None,
         request: RunRequest | None = None,
         language: Language = "ja",
+        before_first_post: Callable[[], Awaitable[None]] | None = None,
     ) -> RunRenderer:
         """A renderer for one run, its cards handed to the card owner."""
         return RunRenderer(
@@ -80,6 +89,7 @@ class Staff:
             describe=self.agent.registry.get,
             language=request.language if request else language,
             timezone=request.timezone if request else None,
+            before_first_post=before_first_post,
         )
 
 
@@ -119,7 +129,8 @@ class Conversations:
         run = self.staff.runs.start(message.author.id, message.channel.id, shared=in_bot_thread)
         self.staff.tasks.spawn(
             typing_during(
-                message.channel, self._answer(message, verdict.text, run, shared=in_bot_thread)
+                message.channel,
+                partial(self._answer, message, verdict.text, run, shared=in_bot_thread),
             ),
             f"answer {run.run_id}",
         )
@@ -166,7 +177,13 @@ class Conversations:
         return True
 
     async def _answer(
-        self, message: discord.Message, text: str, run: LiveRun, *, shared: bool = False
+        self,
+        message: discord.Message,
+        text: str,
+        run: LiveRun,
+        typing: TypingIndicator,
+        *,
+        shared: bool = False,
     ) -> None:
         staff = self.staff
         language = self.language(text)
@@ -210,6 +227,7 @@ class Conversations:
                 key=request.conversation_key,
                 reply_to=reply_to,
                 request=request,
+                before_first_post=typing.shown,
             )
             sharing = await read_shared(message, self._client, thread_start=not shared)
             last = await renderer.consume(staff.agent.run(request, text, run.stop, shared=sharing))
@@ -220,11 +238,13 @@ class Conversations:
         except Exception as exc:
             if staff.health.noticed(exc):
                 # Said once per outage by the database's health; the member gets a sentence.
+                await typing.shown()
                 await reply_plain(message, answers.DATABASE_UNREACHABLE(language))
                 return
             log.exception(
                 "Answering message %s in channel %s failed", message.id, message.channel.id
             )
+            await typing.shown()
             await reply_plain(message, answers.INTERNAL_ERROR(language))
         finally:
             staff.runs.end(run)

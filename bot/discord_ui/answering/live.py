@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -30,15 +30,29 @@ class TypingIndicator:
     never fail the answer.
     """
 
-    def __init__(self, channel: Any, refresh: float | None = None) -> None:
+    def __init__(self, channel: Any, refresh: float | None = None, *, wait: bool = True) -> None:
         self.channel = channel
         self.refresh = REFRESH_SECONDS if refresh is None else refresh
+        # wait=False: the block starts at once, the first request runs beside it (see shown).
+        self._wait = wait
         self._task: asyncio.Task[None] | None = None
+        self._first: asyncio.Future[bool] | None = None
 
     async def __aenter__(self) -> TypingIndicator:
-        if await self._send():
-            self._task = asyncio.create_task(self._renew(), name="typing")
+        if self._wait:
+            if await self._send():
+                self._task = asyncio.create_task(self._renew(), name="typing")
+            return self
+        self._first = asyncio.ensure_future(self._send())
+        self._task = asyncio.create_task(self._renew_after_first(), name="typing")
         return self
+
+    async def shown(self) -> None:
+        """Wait until the first typing request is done (at once when it was awaited), so a
+        message posted next cannot reach Discord before it and be followed by "typing…"."""
+        if self._first is not None:
+            with contextlib.suppress(Exception):  # a lost indicator never fails the answer
+                await asyncio.shield(self._first)
 
     async def __aexit__(
         self,
@@ -51,6 +65,18 @@ class TypingIndicator:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._first is not None and not self._first.done():
+            self._first.cancel()
+
+    async def _renew_after_first(self) -> None:
+        assert self._first is not None
+        try:
+            shown = await self._first
+        except Exception as exc:
+            log.info("Typing indicator failed in channel %s: %s", self.channel.id, exc)
+            return
+        if shown:
+            await self._renew()
 
     async def _renew(self) -> None:
         while True:
@@ -67,10 +93,11 @@ class TypingIndicator:
         return True
 
 
-async def typing_during(channel: Any, work: Awaitable[None]) -> None:
-    """Await work with the typing indicator on in channel."""
-    async with TypingIndicator(channel):
-        await work
+async def typing_during(channel: Any, work: Callable[[TypingIndicator], Awaitable[None]]) -> None:
+    """Run work with the typing indicator on in channel; its first request overlaps the work,
+    which awaits `indicator.shown()` before it posts."""
+    async with TypingIndicator(channel, wait=False) as indicator:
+        await work(indicator)
 
 
 # How long a shutdown lets stopped runs finish their last edits before it cancels them.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import unicodedata
@@ -29,6 +30,9 @@ log = logging.getLogger(__name__)
 
 # Discord allows ~5 edits per 5 s per channel; one edit a second leaves room for cards.
 EDIT_INTERVAL_SECONDS = 1.0
+# A reply's first message waits this long for more text (the typing indicator is on meanwhile):
+# a reply complete by then is one post, without a cursor or Stop to take away by edits.
+FIRST_POST_SECONDS = EDIT_INTERVAL_SECONDS
 # Leave room below 2,000 for the "…" cursor shown while streaming.
 STREAM_CHUNK_LIMIT = 1990
 
@@ -69,6 +73,8 @@ class _Segment:
     text: str = ""
     messages: list[discord.Message] = field(default_factory=list)
     shown: list[str] = field(default_factory=list)
+    # When its first text arrived (the renderer's clock), for FIRST_POST_SECONDS.
+    began: float | None = None
 
 
 class RunRenderer:
@@ -88,8 +94,11 @@ class RunRenderer:
         describe: Callable[[str], Tool | None] | None = None,
         language: Language = "ja",
         timezone: ZoneInfo | None = None,
+        before_first_post: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.channel = channel
+        # Awaited before this run's first message (the typing request that overlapped the run).
+        self._before_first_post = before_first_post
         self.requester_id = requester_id
         self.run_id = run_id
         self.reply_to = reply_to
@@ -102,6 +111,13 @@ class RunRenderer:
         self._describe = describe
         self.timezone = timezone
         self._segment = _Segment()
+        # Text of a finished model round not posted yet: posted with Stop if the run goes on,
+        # without it if the run ends (see _post_held).
+        self._held: _Segment | None = None
+        # One event at a time: the timer that posts text held too long draws between events.
+        self._drawing = asyncio.Lock()
+        self._post_timer: asyncio.TimerHandle | None = None
+        self._timer_tasks: set[asyncio.Task[None]] = set()
         self._last_edit = float("-inf")
         # The cards this run touched, in order; the owner holds their state and messages.
         self._cards: dict[str, CardKey] = {}
@@ -121,24 +137,48 @@ class RunRenderer:
         try:
             async for event in events:
                 last = event
-                await self.render(event)
+                async with self._drawing:
+                    await self.render(event)
         except asyncio.CancelledError:
             # Shutting down: leave the messages (and any approval buttons) as they are.
             raise
         except BaseException:
-            await self._finish_cards(CardState.FAILED, answers.BROKE_OFF(self.language))
-            await self._remove_stop_button()
+            async with self._drawing:
+                self._cancel_post_timer()
+                with contextlib.suppress(SendError):  # the error being raised says more
+                    await self._post_held(closing=True)
+                await self._finish_cards(CardState.FAILED, answers.BROKE_OFF(self.language))
+                await self._remove_stop_button()
             raise
-        await self._remove_stop_button()
+        finally:
+            self._cancel_post_timer()
+        async with self._drawing:
+            await self._post_held(closing=True)
+            await self._remove_stop_button()
         return last
 
     async def render(self, event: ev.AgentEvent) -> None:
         """Apply one event to the channel."""
+        if isinstance(event, ev.Done | ev.Failed):
+            if not self._segment.messages:
+                # The run's last text, never shown yet: one post, nothing to edit away.
+                self._hold_segment()
+            await self._post_held(closing=True)
+        elif self._held is not None:
+            await self._post_held(closing=False)
         match event:
             case ev.TextDelta(text=text):
-                self._segment.text += text
-                if self._clock() - self._last_edit >= EDIT_INTERVAL_SECONDS:
+                segment = self._segment
+                segment.text += text
+                if segment.began is None:
+                    segment.began = self._clock()
+                if segment.messages:
+                    if self._clock() - self._last_edit >= EDIT_INTERVAL_SECONDS:
+                        await self._flush(final=False)
+                elif self._clock() - segment.began >= FIRST_POST_SECONDS:
                     await self._flush(final=False)
+                else:
+                    self._arm_post_timer(segment)
             case ev.ToolCallStarted():
                 # No card yet: a call that turns out invalid goes back to the model unseen;
                 # its card appears when it waits for approval or runs.
@@ -191,7 +231,11 @@ class RunRenderer:
                     **_given(arguments=event.arguments, decided_by=event.decided_by),
                 )
             case ev.RoundEnd():
-                await self._end_segment()
+                if self._segment.messages:
+                    await self._end_segment()
+                else:
+                    # Whether Stop belongs on it depends on what comes next (see render).
+                    self._hold_segment()
             case ev.Notice(text=text):
                 await self._end_segment()
                 await self._send("\n".join(f"-# {line}" for line in text.splitlines()))
@@ -207,11 +251,11 @@ class RunRenderer:
                     )
                 closing = _CLOSING_LINES.get(reason)
                 if closing:
-                    await self._send(closing(self.language))
+                    await self._send(closing(self.language), stop=False)
             case ev.Failed(message=message):
                 await self._end_segment()
                 await self._finish_cards(CardState.FAILED, message)
-                await self._send(answers.FAILURE_PREFIX(self.language, reason=message))
+                await self._send(answers.FAILURE_PREFIX(self.language, reason=message), stop=False)
 
     def _not_run_because(self, reason: RejectionReason) -> str | None:
         said = _NOT_RUN_BECAUSE.get(reason)
@@ -224,9 +268,55 @@ class RunRenderer:
             await self._flush(final=True)
         self._segment = _Segment()
 
-    async def _flush(self, *, final: bool) -> None:
+    def _hold_segment(self) -> None:
+        """Keep the finished segment's text unposted until the next event says whether the
+        run goes on."""
+        self._cancel_post_timer()
+        if has_words(self._segment.text):
+            self._held = self._segment
+        self._segment = _Segment()
+
+    async def _post_held(self, *, closing: bool) -> None:
+        """Post held text; closing (the run is over) posts it without Stop."""
+        held, self._held = self._held, None
+        if held is not None:
+            await self._flush(final=True, segment=held, stop=not closing)
+
+    def _arm_post_timer(self, segment: _Segment) -> None:
+        """Post the first text when FIRST_POST_SECONDS pass with no event to do it (a model
+        that pauses mid-reply)."""
+        if self._post_timer is not None or segment.began is None:
+            return
+        delay = max(0.0, segment.began + FIRST_POST_SECONDS - self._clock())
+        loop = asyncio.get_running_loop()
+        self._post_timer = loop.call_later(delay, self._post_late, segment)
+
+    def _cancel_post_timer(self) -> None:
+        if self._post_timer is not None:
+            self._post_timer.cancel()
+            self._post_timer = None
+
+    def _post_late(self, segment: _Segment) -> None:
+        self._post_timer = None
+        task = asyncio.ensure_future(self._post_if_unposted(segment))
+        self._timer_tasks.add(task)
+        task.add_done_callback(self._timer_tasks.discard)
+
+    async def _post_if_unposted(self, segment: _Segment) -> None:
+        async with self._drawing:
+            if segment is not self._segment or segment.messages or self.broken:
+                return
+            try:
+                await self._flush(final=False)
+            except SendError:
+                return  # logged by _guard; the run's next send finds the renderer broken
+
+    async def _flush(
+        self, *, final: bool, segment: _Segment | None = None, stop: bool = True
+    ) -> None:
         """Show the segment's text: earlier chunks are final, the last one may still grow."""
-        segment = self._segment
+        self._cancel_post_timer()
+        segment = segment or self._segment
         if not segment.messages and not has_words(segment.text):
             return  # nothing to read yet, or stray brackets around a tool call
         chunks = split_message(segment.text, STREAM_CHUNK_LIMIT)
@@ -237,7 +327,7 @@ class RunRenderer:
                     await self._guard(partial(self._edit_text, segment.messages[index], shown))
                     segment.shown[index] = shown
             else:
-                message = await self._send(shown)
+                message = await self._send(shown, stop=stop)
                 if message is None:
                     return
                 segment.messages.append(message)
@@ -247,12 +337,18 @@ class RunRenderer:
     async def _edit_text(self, message: discord.Message, content: str) -> discord.Message:
         return await message.edit(content=content, allowed_mentions=self.mentions)
 
-    async def _send(self, content: str, **kwargs: Any) -> discord.Message | None:
-        """Post a message; the first one replies to the user and carries the Stop button."""
+    async def _send(
+        self, content: str, *, stop: bool = True, **kwargs: Any
+    ) -> discord.Message | None:
+        """Post a message; the first one replies to the user and carries the Stop button
+        (unless stop is False: the run is over)."""
         if self.broken:
             return None
         first = not self.posted
-        if first and self.run_id and "view" not in kwargs:
+        if first and self._before_first_post is not None:
+            waiting, self._before_first_post = self._before_first_post, None
+            await waiting()
+        if first and self.run_id and "view" not in kwargs and stop:
             kwargs["view"] = stop_view(self.run_id, self.language)
         if first and self.reply_to is not None:
             kwargs["reference"] = self.reply_to.to_reference(fail_if_not_exists=False)
@@ -261,7 +357,7 @@ class RunRenderer:
         )
         if message is not None:
             self.posted.append(message)
-            if first and self.run_id and "embed" not in kwargs:
+            if first and self.run_id and "embed" not in kwargs and stop:
                 self._stop_host = message
         return message
 

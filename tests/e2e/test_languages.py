@@ -201,7 +201,7 @@ async def test_the_daily_weather_is_posted_in_english_when_the_server_speaks_eng
         [post] = bot_posts(otomo, RANDOM_CHANNEL_ID)
 
     [embed] = post["embeds"]
-    assert embed["title"] == "🌧️ Weather in 東京, tomorrow, Tue 1 Dec"
+    assert embed["title"] == "🌧️ Weather in Tokyo, tomorrow, Tue 1 Dec"
     assert "Chance of rain: morning 80%, afternoon 70%, evening 50%" in embed["description"]
     fields = {f["name"]: f["value"] for f in embed["fields"]}
     assert fields[posts.LAUNDRY("en")].startswith("Laundry index 0: ")

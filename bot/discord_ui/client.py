@@ -241,6 +241,8 @@ class OtomoBot(commands.AutoShardedBot):
         """End live runs as a stop (their partial answers kept and shown as stopped), then
         close the connection; a run that cannot finish within the grace is cancelled."""
         self.runs.stop_all("shutdown")
+        if self._syncing is not None and not self._syncing.done():
+            self._syncing.cancel()  # closing before ready: the next start syncs
         await self.tasks.close(grace=SHUTDOWN_GRACE_SECONDS)
         await super().close()
 

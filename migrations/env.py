@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from bot.storage.engine import create_database
-from bot.storage.models import metadata
+from bot.app.schema import metadata
 
 config = context.config
 

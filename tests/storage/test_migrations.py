@@ -21,7 +21,7 @@ from bot.storage.migrate import (
     head_revision,
     upgrade,
 )
-from bot.storage.models import metadata
+from bot.app.schema import metadata
 
 
 def _differences(connection: Connection) -> list[Any]:

@@ -10,9 +10,6 @@ Discord drop a second copy of a post that had gone out.
 from __future__ import annotations
 
 import itertools
-import os
-import socket
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 from sqlalchemy import and_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.runtime.shards import default_worker_id
 from bot.schedule.repeat import load_rule
 from bot.storage.engine import database_now, one_writer, write_sessions
 from bot.tasks.schedule import after
@@ -27,11 +25,6 @@ from bot.tasks.service import TaskView
 from bot.tasks.table import RunStatus, Task, TaskRun, TaskState
 
 LEASE = timedelta(minutes=2)
-
-
-def worker_name() -> str:
-    """host:pid:random, unique per process even when containers share a pid."""
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 @dataclass(frozen=True)
@@ -66,7 +59,7 @@ class TaskLedger:
         self._reads = sessions
         self._sessions = write_sessions(sessions)
         self._writer = one_writer(sessions)
-        self.worker = (worker or worker_name())[:40]
+        self.worker = (worker or default_worker_id())[:40]
         self.lease = lease
         self._sequence = itertools.count(1)
         self._database_time = database_time

@@ -143,7 +143,9 @@ class Agent:
     async def _continue(
         self, state: RunState, *, plan: bool, unanswered: list[m.ToolCall] | None = None
     ) -> AsyncIterator[ev.AgentEvent]:
-        handler = self.handlers.get(state.request.handler) or self.handlers["general"]
+        handler = state.request.narrowed(
+            self.handlers.get(state.request.handler) or self.handlers["general"]
+        )
         while True:
             end: SettleEndKind = "continue"
             async for step in self.calls.settle(state, handler, unanswered):

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
@@ -61,6 +61,9 @@ class RunRequest:
     language: Language = "ja"
     # Set in a thread the bot opened: the thread is one conversation, its members speakers.
     shared: bool = False
+    # A run limited to these tools of its handler (an unattended run offers only the tools
+    # named when it was set up); None: every tool of the handler.
+    only_tools: tuple[str, ...] | None = None
 
     @classmethod
     def for_message(
@@ -110,7 +113,15 @@ class RunRequest:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["timezone"] = ZoneInfo(values["timezone"])
+        if values.get("only_tools") is not None:
+            values["only_tools"] = tuple(values["only_tools"])
         return cls(**values)
+
+    def narrowed(self, handler: Handler) -> Handler:
+        """handler with only the tools this run may use."""
+        if self.only_tools is None:
+            return handler
+        return replace(handler, tools=tuple(t for t in handler.tools if t in self.only_tools))
 
 
 @dataclass

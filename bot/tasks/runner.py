@@ -123,17 +123,39 @@ class TaskRunner:
         self._budget = budget
         self._observe = observe
         self._lock = asyncio.Lock()
+        self._flights: set[asyncio.Future[RunStatus]] = set()
 
-    async def run_due(self) -> int:
-        """Claim every due run and carry them out side by side; how many were claimed."""
+    async def run_due(self, *, wait: bool = True) -> int:
+        """Claim every due run and carry them out side by side; how many were claimed. Without
+        wait the runs go on in the background (the minute's tick never waits on the model)."""
         async with self._lock:
             claims: list[RunClaim] = []
             while batch := await self._ledger.claim_due(self._clock.now(), BATCH):
                 claims.extend(batch)
                 if len(batch) < BATCH:
                     break
-        await asyncio.gather(*(self._carry(claim) for claim in claims))
+        runs = [asyncio.ensure_future(self._carry(claim)) for claim in claims]
+        self._flights.update(runs)
+        for run in runs:
+            run.add_done_callback(self._flights.discard)
+        if wait and runs:
+            await asyncio.gather(*runs)
         return len(claims)
+
+    async def drain(self) -> None:
+        """Wait until every run in flight has ended (tests, benches)."""
+        while self._flights:
+            await asyncio.gather(*list(self._flights), return_exceptions=True)
+
+    async def stop(self, grace_seconds: float = 5.0) -> None:
+        """Let runs in flight end for up to grace_seconds, then cut them off: a run cut off
+        keeps its lease and is taken over later, its post guarded by the nonce."""
+        if not self._flights:
+            return
+        _, late = await asyncio.wait(list(self._flights), timeout=grace_seconds)
+        for run in late:
+            run.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
 
     async def run_now(self, task: TaskView) -> RunStatus:
         """Run a task at once ("run now"); its outcome."""

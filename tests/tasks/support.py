@@ -32,9 +32,11 @@ class ScriptedRuns:
     calls: list[int] = field(default_factory=list)
     running: int = 0
     peak: int = 0
+    started: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def execute(self, claim: RunClaim) -> RunResult:
         self.calls.append(claim.task.id)
+        self.started.set()
         self.running += 1
         self.peak = max(self.peak, self.running)
         try:

@@ -104,7 +104,7 @@ async def test_a_run_whose_process_died_is_taken_over_and_posted_once(
     # The first process claims the run, posts, and dies before it records the outcome.
     stuck = ScriptedRuns(hold=asyncio.Event())
     dying = asyncio.create_task(runner_of(database, clock, stuck, discord).run_due())
-    await asyncio.sleep(0.05)
+    await stuck.started.wait()
     assert stuck.calls == [task.id]
     await discord.post(
         task, f"今日の天気は晴れです (#{task.id})", f"t{task.id}d{int(SEVEN.timestamp()) // 60}"

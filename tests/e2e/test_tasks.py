@@ -1,0 +1,246 @@
+"""Scheduled tasks end to end: asked for in Japanese and English, approved, run at the due minute
+with only their tools, posted once in the right place and language; a side-effect call inside a
+run waits for its owner's click."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from sqlalchemy import select
+
+from bot.runtime.clock import ManualClock
+from bot.storage.reminders import Reminder
+from bot.tasks.discord import TaskJobs
+from bot.tasks.table import RunStatus, Task, TaskRun
+from tests.e2e.harness import RunningBot, custom_ids, running_bot
+from tests.fakes.discord_server import (
+    ADMIN_ID,
+    GENERAL_CHANNEL_ID,
+    HANA_ID,
+    FakeDiscord,
+    Json,
+)
+from tests.fakes.llm_server import ScriptedLLM, text, tool_call
+
+pytestmark = pytest.mark.e2e
+
+TOKYO = ZoneInfo("Asia/Tokyo")
+TASK_NONCE = re.compile(r"t\d+d\d+")
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """20:00 in Tokyo, weeks ahead of the real clock (the scheduler never fires by itself)."""
+    day = datetime.now(TOKYO).date() + timedelta(days=60)
+    return ManualClock(datetime.combine(day, time(20, 0), tzinfo=TOKYO))
+
+
+def local(clock: ManualClock, days: int, hour: int, minute: int = 0) -> datetime:
+    """The instant of hour:minute Tokyo time, days after the clock's local date."""
+    day = clock.now().astimezone(TOKYO).date() + timedelta(days=days)
+    return datetime.combine(day, time(hour, minute), tzinfo=TOKYO).astimezone(UTC)
+
+
+def wall(instant: datetime) -> str:
+    """What the model writes for a time: naive local ISO."""
+    return instant.astimezone(TOKYO).strftime("%Y-%m-%dT%H:%M")
+
+
+def jobs(otomo: RunningBot) -> TaskJobs:
+    """The tasks' runner of this process."""
+    cog = otomo.app.bot.get_cog("TaskJobs")
+    assert isinstance(cog, TaskJobs)
+    return cog
+
+
+async def approve(otomo: RunningBot, channel_id: int, after: int, user_id: int) -> Json:
+    """Click Approve on the card after message `after` and let the run finish."""
+    card = await otomo.fake.wait_for_message(
+        channel_id, lambda m: any(c.startswith("apv:") for c in custom_ids(m)), after=after
+    )
+    button = next(c for c in custom_ids(card) if c.endswith(":approve"))
+    click = await otomo.fake.click_button(int(card["id"]), button, user_id)
+    await click.wait_response()
+    await otomo.idle()
+    return card
+
+
+def task_posts(fake: FakeDiscord, channel_id: int) -> list[Json]:
+    """The messages in the channel that a task's run posted (their nonce is `t<id>d<minute>`)."""
+    return [m for m in fake.messages(channel_id) if TASK_NONCE.fullmatch(str(m.get("nonce")))]
+
+
+async def runs_of(otomo: RunningBot) -> list[TaskRun]:
+    """Every run recorded, oldest first."""
+    async with otomo.app.core.database.sessions() as session:
+        return list(await session.scalars(select(TaskRun).order_by(TaskRun.id)))
+
+
+def tool_names(request: Any) -> list[str]:
+    """The tools a model request offered."""
+    return sorted(request.tool_names)
+
+
+async def test_a_japanese_task_is_approved_then_runs_at_seven_with_its_tools_and_posts_once(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    seven = local(clock, 1, 7)
+    llm.queue(
+        tool_call(
+            "create_task",
+            {
+                "prompt": "今日の天気とイベントをまとめて",
+                "first_run": wall(seven),
+                "repeat": {"kind": "daily"},
+                "destination": f"<#{GENERAL_CHANNEL_ID}>",
+                "tools": ["get_forecast", "search_knowledge"],
+            },
+        ),
+        text("毎朝7時に投稿します。"),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        sent = await otomo.mention(
+            "毎朝7時に今日の天気とイベントをまとめて #general に投稿して", user_id=ADMIN_ID
+        )
+        card = await approve(otomo, GENERAL_CHANNEL_ID, int(sent["id"]), ADMIN_ID)
+        assert "create_task" in tool_names(llm.requests[0])
+        embed = card["embeds"][0]
+        assert embed["title"] == "🔧 タスクを登録"
+        shown = str(embed)
+        assert "今日の天気とイベントをまとめて" in shown
+        # The next three runs, as Discord timestamps.
+        for day in (1, 2, 3):
+            assert f"<t:{int(local(clock, day, 7).timestamp())}:f>" in shown
+        assert f"<#{GENERAL_CHANNEL_ID}>" in shown and "`get_forecast`" in shown
+
+        llm.queue(
+            tool_call("get_forecast", {"place": "東京"}),
+            tool_call("search_knowledge", {"query": "今日のイベント"}),
+            text("おはようございます。今日は晴れ、イベントはありません。"),
+        )
+        asked = len(llm.requests)
+        clock.set(seven - timedelta(seconds=1))
+        assert await jobs(otomo).runner.run_due() == 0
+        clock.set(seven)
+        assert await jobs(otomo).runner.run_due() == 1
+        assert await jobs(otomo).runner.run_due() == 0
+
+        run_requests = llm.requests[asked:]
+        assert len(run_requests) == 3
+        assert tool_names(run_requests[0]) == ["get_forecast", "search_knowledge"]
+        called = [m for m in run_requests[-1].messages if m["role"] == "tool"]
+        assert len(called) == 2
+        (post,) = task_posts(fake, GENERAL_CHANNEL_ID)
+        assert post["content"] == "おはようございます。今日は晴れ、イベントはありません。"
+        assert post["allowed_mentions"]["parse"] == []
+        assert post["mention_everyone"] is False
+        (run,) = await runs_of(otomo)
+        assert (run.status, run.due_at) == (RunStatus.ON_TIME, seven)
+
+
+async def test_an_english_task_in_dms_posts_in_english_and_a_member_may_not_post_to_a_channel(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    friday = local(clock, 1, 18)
+    llm.queue(
+        tool_call(
+            "create_task",
+            {
+                "prompt": "summarise this week's notes",
+                "first_run": wall(friday),
+                "repeat": {"kind": "weekly"},
+                "destination": "here",
+                "tools": ["search_notes"],
+            },
+        ),
+        text("A member cannot post to a channel on a schedule."),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        # In a server channel, a member without Manage Server is refused before any card.
+        await otomo.ask("every Friday at 18:00 summarise this week's notes here", user_id=HANA_ID)
+        refused = [m for m in llm.requests[1].messages if m["role"] == "tool"][-1]["content"]
+        assert "Manage Server" in refused
+        async with otomo.app.core.database.sessions() as session:
+            assert list(await session.scalars(select(Task))) == []
+
+        # In their DMs anyone may: the task posts there, in English.
+        llm.queue(
+            tool_call(
+                "create_task",
+                {
+                    "prompt": "summarise this week's notes",
+                    "first_run": wall(friday),
+                    "repeat": {"kind": "weekly"},
+                    "tools": ["search_notes"],
+                },
+            ),
+            text("Scheduled."),
+        )
+        dm = fake.dm_channel_id(HANA_ID)
+        sent = await fake.send_dm_from_user(
+            HANA_ID, "every Friday at 18:00 summarise this week's notes here"
+        )
+        await approve(otomo, dm, int(sent["id"]), HANA_ID)
+        llm.queue(text("This week: two notes, both about the event."))
+        clock.set(friday + timedelta(minutes=10))
+        assert await jobs(otomo).runner.run_due() == 1
+        (post,) = task_posts(fake, dm)
+        assert post["content"].startswith("This week: two notes, both about the event.\n")
+        assert "-# ⏰ Ran 10 min late (due <t:" in post["content"]
+
+
+async def test_a_side_effect_call_inside_a_run_waits_for_the_owners_click(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    seven = local(clock, 1, 7)
+    llm.queue(
+        tool_call(
+            "create_task",
+            {
+                "prompt": "今日の予定をリマインドに登録して",
+                "first_run": wall(seven),
+                "repeat": {"kind": "daily"},
+                "tools": ["create_reminder"],
+            },
+        ),
+        text("登録しました。"),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        sent = await otomo.mention("毎朝7時に今日の予定をリマインドに登録して", user_id=ADMIN_ID)
+        await approve(otomo, GENERAL_CHANNEL_ID, int(sent["id"]), ADMIN_ID)
+        before = fake.messages(GENERAL_CHANNEL_ID)[-1]
+        llm.queue(
+            tool_call(
+                "create_reminder", {"when": wall(seven + timedelta(hours=2)), "what": "会議"}
+            ),
+            text("9時の会議をリマインドに登録しました。"),
+        )
+        clock.set(seven)
+        assert await jobs(otomo).runner.run_due() == 1
+        card = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID,
+            lambda m: any(c.startswith("apv:") for c in custom_ids(m)),
+            after=int(before["id"]),
+        )
+        assert f"<@{ADMIN_ID}>" in str(card)
+        async with otomo.app.core.database.sessions() as session:
+            assert list(await session.scalars(select(Reminder))) == []
+        (run,) = await runs_of(otomo)
+        assert run.status == RunStatus.WAITING
+        # Another member's click is refused; the owner's runs the call.
+        button = next(c for c in custom_ids(card) if c.endswith(":approve"))
+        refused = await fake.click_button(int(card["id"]), button, HANA_ID)
+        await refused.wait_response()
+        async with otomo.app.core.database.sessions() as session:
+            assert list(await session.scalars(select(Reminder))) == []
+        click = await fake.click_button(int(card["id"]), button, ADMIN_ID)
+        await click.wait_response()
+        await otomo.idle()
+        async with otomo.app.core.database.sessions() as session:
+            (reminder,) = list(await session.scalars(select(Reminder)))
+        assert reminder.user_id == ADMIN_ID

@@ -3,22 +3,24 @@ one), posts their answers and draws their cards; forgets a departed server's tas
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError
 
+import discord
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.runtime.clock import SystemClock
 from bot.runtime.pacing import SendPacer
+from bot.tasks.discord.panel import show_tasks
 from bot.tasks.discord.posting import DiscordTaskPoster
 from bot.tasks.discord.runs import AgentTaskRuns
 from bot.tasks.ledger import TaskLedger
 from bot.tasks.runner import TaskRunner
 from bot.tasks.service import TaskService, TaskView
+from discord import app_commands
 from discord.ext import commands
 
 TICK_JOB_ID = "tasks.tick"
@@ -60,10 +62,18 @@ class TaskJobs(commands.Cog):
             notify_owner=poster.tell_owner,
             budget=budget,
         )
-        self._ticks: set[asyncio.Task[Any]] = set()
+        self._client = client
+        self._permissions = parts.permissions
 
     async def cog_load(self) -> None:
-        """Arm the minute tick (the first at once: runs due while the bot was down)."""
+        """Join the /otomo group with /otomo tasks, and arm the minute tick (the first at
+        once: runs due while the bot was down)."""
+        group = self._client.tree.get_command("otomo")
+        if isinstance(group, app_commands.Group):
+            command: app_commands.Command[Any, ..., None] = app_commands.Command(
+                name="tasks", description="Scheduled tasks", callback=self.tasks
+            )
+            group.add_command(command)
         if self._scheduler is not None:
             self._scheduler.add_job(
                 self.runner.run_due,
@@ -77,6 +87,10 @@ class TaskJobs(commands.Cog):
                 max_instances=1,
                 misfire_grace_time=None,
             )
+
+    async def tasks(self, interaction: discord.Interaction[Any]) -> None:
+        """This server's tasks (your own in DMs), with what you may do to them."""
+        await show_tasks(interaction, self.service, self.runner, self._permissions)
 
     async def cog_unload(self) -> None:
         """Stop ticking and let runs in flight end."""

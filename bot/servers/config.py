@@ -51,6 +51,8 @@ class ServerConfig:
     word_pool_channels: frozenset[int] = frozenset()
     server_daily_tokens: int = 0
     member_daily_tokens: int = 0
+    tasks_enabled: bool = True
+    max_tasks: int = 20
     # The names a server set itself (the others come from the environment).
     overridden: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -192,6 +194,13 @@ def _tokens(text: str) -> int:
     return int(cleaned)
 
 
+def _count(text: str) -> int:
+    cleaned = text.strip()
+    if not cleaned.isdigit() or int(cleaned) > 1000:
+        raise BadValue(replies.WHOLE_NUMBER)
+    return int(cleaned)
+
+
 def _place(text: str) -> str:
     if not 1 <= len(text.strip()) <= 100:
         raise BadValue(replies.ENTER_PLACE)
@@ -326,6 +335,14 @@ SETTINGS: dict[str, Setting] = {
             _tokens,
             "budgets",
         ),
+        Setting(
+            "tasks_enabled",
+            "スケジュールタスク (on/off)",
+            "Scheduled tasks (on/off)",
+            _flag,
+            "tasks",
+        ),
+        Setting("max_tasks", "タスクの上限数", "Most tasks in this server", _count, "tasks"),
     )
 }
 assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"overridden"}
@@ -355,6 +372,7 @@ def defaults_of(settings: Settings) -> ServerConfig:
         word_pool_channels=frozenset(settings.word_pool_channel_ids),
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
+        max_tasks=settings.task_max_per_server,
     )
 
 

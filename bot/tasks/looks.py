@@ -3,7 +3,7 @@ and the checks made of a call before anyone is asked to approve it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -12,7 +12,18 @@ from bot.agent.tools.presentation import Label, Look, Words, moment
 from bot.i18n import Language
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.words import summary, summary_en
+from bot.servers.directory import ServerDirectory
 from bot.tasks.service import TaskError, TaskService, TaskView
+
+
+class TaskDeps(Protocol):
+    """What the task tools need of the bot's dependencies."""
+
+    @property
+    def servers(self) -> ServerDirectory:
+        """Each server's settings (tasks on or off, its most tasks)."""
+        ...
+
 
 DM = "dm"
 HERE = "here"
@@ -162,8 +173,25 @@ def _may_post_to_channel(ctx: ToolContext[Any], arguments: dict[str, Any]) -> st
     return None
 
 
-async def check_create(arguments: dict[str, Any], ctx: ToolContext[Any]) -> str | None:
+def switched_off(ctx: ToolContext[TaskDeps]) -> str | None:
+    """Why tasks cannot be made here (the server switched them off), or None."""
+    if ctx.guild_id is not None and not ctx.deps.servers.config(ctx.guild_id).tasks_enabled:
+        return (
+            "scheduled tasks are switched off in this server (an admin can switch them on in "
+            "/otomo settings)"
+        )
+    return None
+
+
+def task_limit(ctx: ToolContext[TaskDeps]) -> int | None:
+    """The server's most tasks (None in DMs: the environment's)."""
+    return None if ctx.guild_id is None else ctx.deps.servers.config(ctx.guild_id).max_tasks
+
+
+async def check_create(arguments: dict[str, Any], ctx: ToolContext[TaskDeps]) -> str | None:
     """A new task's schedule, prompt and destination, checked before the member is asked."""
+    if refusal := switched_off(ctx):
+        return refusal
     if refusal := _may_post_to_channel(ctx, arguments):
         return refusal
     if not str(arguments.get("prompt", "")).strip():

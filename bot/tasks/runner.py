@@ -85,8 +85,9 @@ class TaskPoster(Protocol):
         ...
 
 
-# The reason a run may not spend the model today (a spent budget), or None.
-BudgetCheck = Callable[[TaskView], Awaitable[str | None]]
+# Why a run may not call the model now (a spent budget, tasks switched off), in the task's
+# language, or None.
+RunGate = Callable[[TaskView], Awaitable[str | None]]
 # Tells a task's owner something (a DM); never raises.
 OwnerNotice = Callable[[TaskView, str], Awaitable[None]]
 # Counts one finished run: its outcome and how late it started.
@@ -110,7 +111,7 @@ class TaskRunner:
         grace: timedelta,
         concurrency: int,
         notify_owner: OwnerNotice,
-        budget: BudgetCheck | None = None,
+        gate: RunGate | None = None,
         observe: RunObserver | None = None,
     ) -> None:
         self._ledger = ledger
@@ -120,7 +121,7 @@ class TaskRunner:
         self._grace = grace
         self._model_calls = asyncio.Semaphore(concurrency)
         self._notify_owner = notify_owner
-        self._budget = budget
+        self._gate = gate
         self._observe = observe
         self._lock = asyncio.Lock()
         self._flights: set[asyncio.Future[RunStatus]] = set()
@@ -179,9 +180,9 @@ class TaskRunner:
                 task.language, id=task.id, due=due, late=_late_text(late, task)
             )
             return await self._skip(claim, late, line, words.OFFLINE(task.language))
-        if self._budget is not None and (spent := await self._budget(task)) is not None:
-            line = words.SKIPPED_BUDGET(task.language, id=task.id, due=due)
-            return await self._skip(claim, late, line, spent)
+        if self._gate is not None and (refusal := await self._gate(task)) is not None:
+            line = words.SKIPPED_BECAUSE(task.language, id=task.id, due=due, reason=refusal)
+            return await self._skip(claim, late, line, refusal)
         try:
             async with self._model_calls, self._renewing(claim):
                 result = await self._executor.execute(claim)

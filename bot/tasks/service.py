@@ -132,7 +132,8 @@ class TaskService:
             raise TaskError(str(exc)) from None
 
     async def create(self, spec: TaskSpec, *, limit: int | None = None) -> TaskView:
-        """Add a task; refused past the server's limit (limit, else the environment's)."""
+        """Add a task; refused past the server's limit (limit, else the environment's; 0:
+        none)."""
         prompt = spec.prompt.strip()
         if not prompt:
             raise TaskError("the task needs a prompt: what should Otomo do each time?")
@@ -148,7 +149,7 @@ class TaskService:
                     .select_from(Task)
                     .where(Task.guild_id == spec.guild_id, Task.state != TaskState.FINISHED)
                 )
-                if (count or 0) >= cap:
+                if cap and (count or 0) >= cap:
                     raise TaskError(
                         f"this server has {count} tasks, its limit: delete one before adding "
                         "another"

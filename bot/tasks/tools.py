@@ -15,10 +15,12 @@ from bot.tasks.looks import (
     DELETE_LOOK,
     LIST_LOOK,
     UPDATE_LOOK,
+    TaskDeps,
     check_create,
     check_owned,
     destination_of,
     service_of,
+    task_limit,
 )
 from bot.tasks.service import TaskError, TaskSpec, TaskView
 
@@ -46,7 +48,7 @@ def _language(ctx: ToolContext[Any]) -> Language:
 
 @tool(look=CREATE_LOOK, check=check_create)
 async def create_task(
-    ctx: ToolContext[Any],
+    ctx: ToolContext[TaskDeps],
     prompt: str,
     first_run: str,
     repeat: RepeatRule | None = None,
@@ -80,7 +82,8 @@ async def create_task(
                 first_run=first_run,
                 repeat=repeat,
                 tools=tuple(tools or ()),
-            )
+            ),
+            limit=task_limit(ctx),
         )
     except TaskError as exc:
         raise ToolError(str(exc)) from None

@@ -12,9 +12,13 @@ SKIPPED_OFFLINE = Text(
     ja="⏭️ タスク #{id} の {due} の実行は、Otomo が止まっていたため見送りました（{late}遅れ）。",
     en="⏭️ Task #{id} due {due} was skipped: Otomo was offline ({late} late).",
 )
-SKIPPED_BUDGET = Text(
-    ja="⏭️ タスク #{id} の {due} の実行は、今日の利用上限に達したため見送りました。",
-    en="⏭️ Task #{id} due {due} was skipped: today's usage limit is spent.",
+SKIPPED_BECAUSE = Text(
+    ja="⏭️ タスク #{id} の {due} の実行は見送りました: {reason}",
+    en="⏭️ Task #{id} due {due} was skipped: {reason}",
+)
+TASKS_OFF = Text(
+    ja="このサーバーではスケジュールタスクがオフです（/otomo settings）",
+    en="scheduled tasks are switched off in this server (/otomo settings)",
 )
 PAUSED_AFTER_FAILURES = Text(
     ja=(

@@ -242,3 +242,36 @@ async def test_a_one_time_task_finishes_after_its_run(
     await runner_of(database, clock, ScriptedRuns(), RecordingDiscord()).run_due()
     done = await service.get(task.id, GUILD_A)
     assert done is not None and done.state == TaskState.FINISHED
+
+
+async def test_a_spent_budget_skips_the_run_with_one_line_and_no_model_call(
+    database: Database, clock: ManualClock
+) -> None:
+    service = service_on(database.sessions, clock)
+    task = await service.create(spec(language="en"))
+    other = await service.create(spec(guild_id=GUILD_B, channel_id=CHANNEL_B, language="en"))
+    runs, discord = ScriptedRuns(), RecordingDiscord()
+
+    async def gate(view: TaskView) -> str | None:
+        return "today's usage limit is spent" if view.guild_id == GUILD_A else None
+
+    runner = TaskRunner(
+        TaskLedger(database.sessions),
+        clock,
+        runs,
+        discord,
+        grace=timedelta(minutes=30),
+        concurrency=4,
+        notify_owner=Owner(),
+        gate=gate,
+    )
+    clock.set(SEVEN)
+    assert await runner.run_due() == 2
+    assert runs.calls == [other.id]
+    skipped = next(p for p in discord.posts if p.task_id == task.id)
+    assert skipped.text == (
+        f"⏭️ Task #{task.id} due <t:{int(SEVEN.timestamp())}:f> was skipped: "
+        "today's usage limit is spent"
+    )
+    [run] = await service.history(task.id, GUILD_A)
+    assert (run.status, run.reason) == (RunStatus.SKIPPED, "today's usage limit is spent")

@@ -14,6 +14,7 @@ from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.runtime.clock import SystemClock
 from bot.runtime.pacing import SendPacer
+from bot.tasks import words
 from bot.tasks.discord.panel import show_tasks
 from bot.tasks.discord.posting import DiscordTaskPoster
 from bot.tasks.discord.runs import AgentTaskRuns
@@ -40,12 +41,15 @@ class TaskJobs(commands.Cog):
             min_interval_minutes=settings.task_min_interval_minutes,
         )
         poster = DiscordTaskPoster(client, SendPacer(settings.shard_plan.request_budget()))
-        budgets = parts.budgets
+        budgets, servers = parts.budgets, parts.servers
 
-        async def budget(task: TaskView) -> str | None:
-            if budgets is None or task.guild_id is None:
+        async def gate(task: TaskView) -> str | None:
+            # A run counts against the server's and its owner's daily budgets.
+            if task.guild_id is None:
                 return None
-            spent = await budgets.spent(task.guild_id, task.owner_id)
+            if not servers.config(task.guild_id).tasks_enabled:
+                return words.TASKS_OFF(task.language)
+            spent = None if budgets is None else await budgets.spent(task.guild_id, task.owner_id)
             return None if spent is None else spent.sentence(task.language)
 
         self.runner = TaskRunner(
@@ -60,7 +64,7 @@ class TaskJobs(commands.Cog):
             grace=timedelta(minutes=settings.task_grace_minutes),
             concurrency=settings.task_max_concurrent_runs,
             notify_owner=poster.tell_owner,
-            budget=budget,
+            gate=gate,
         )
         self._client = client
         self._permissions = parts.permissions

@@ -32,9 +32,9 @@ def outcome_text(run: RunView, language: Language) -> str:
         late = duration_text(timedelta(seconds=run.late_seconds or 0), units)
         return words.LATE_BY(language, late=late)
     if run.status == RunStatus.SKIPPED:
-        return words.SKIPPED_BECAUSE(language, reason=run.reason or "?")
+        return words.SKIPPED_FOR(language, reason=run.reason or "?")
     if run.status == RunStatus.FAILED:
-        return words.FAILED_BECAUSE(language, reason=run.reason or "?")
+        return words.FAILED_FOR(language, reason=run.reason or "?")
     if run.status == RunStatus.WAITING:
         return words.WAITING(language)
     return words.RUNNING(language)

@@ -205,6 +205,7 @@ def discord_parts(core: Core) -> DiscordBuilder:
         database=core.database,
         budgets=core.budgets,
         membership=core.membership,
+        metrics=core.metrics,
     )
     parts.add_commands(
         lambda client: CoreCommands(

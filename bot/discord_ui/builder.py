@@ -15,6 +15,7 @@ from bot.discord_ui.reminders.buttons import ReminderActions
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
+from bot.runtime.metrics import Metrics
 from bot.servers.budgets import Budgets
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
@@ -52,12 +53,13 @@ class DiscordBuilder:
     reminder_actions: ReminderActions | None = None
     # What a feature's Discord part may run on: the agent (unattended runs), the scheduler
     # (jobs in every process), the database, budgets, and the servers joined and
-    # left (to forget a departed server's rows).
+    # left (to forget a departed server's rows), the process's metrics.
     agent: Agent | None = None
     scheduler: BaseScheduler | None = None
     database: Database | None = None
     budgets: Budgets | None = None
     membership: Membership | None = None
+    metrics: Metrics | None = None
 
     def add_commands(self, factory: CogFactory) -> None:
         """Add a cog of slash commands, made when the client sets up."""

@@ -141,6 +141,9 @@ async def test_a_japanese_task_is_approved_then_runs_at_seven_with_its_tools_and
         assert post["mention_everyone"] is False
         (run,) = await runs_of(otomo)
         assert (run.status, run.due_at) == (RunStatus.ON_TIME, seven)
+        figures = otomo.app.core.metrics.exposition().decode()
+        assert 'otomo_task_runs_total{outcome="on_time"} 1.0' in figures
+        assert "otomo_task_lateness_seconds_bucket" in figures
 
 
 async def test_an_english_task_in_dms_posts_in_english_and_a_member_may_not_post_to_a_channel(

@@ -19,6 +19,7 @@ from bot.tasks.discord.panel import show_tasks
 from bot.tasks.discord.posting import DiscordTaskPoster
 from bot.tasks.discord.runs import AgentTaskRuns
 from bot.tasks.ledger import TaskLedger
+from bot.tasks.metrics import TaskMetrics
 from bot.tasks.runner import TaskRunner
 from bot.tasks.service import TaskService, TaskView
 from discord import app_commands
@@ -65,6 +66,7 @@ class TaskJobs(commands.Cog):
             concurrency=settings.task_max_concurrent_runs,
             notify_owner=poster.tell_owner,
             gate=gate,
+            observe=None if parts.metrics is None else TaskMetrics(parts.metrics.registry),
         )
         self._client = client
         self._permissions = parts.permissions

@@ -303,6 +303,8 @@ class Agent:
             origin_message_id=request.origin_message_id,
             conversation_key=request.conversation_key,
             is_admin=request.is_admin,
+            role_ids=request.role_ids,
+            manages_server=request.manages_server,
             language=request.language,
             deps=self.deps,
         )

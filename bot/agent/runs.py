@@ -64,6 +64,9 @@ class RunRequest:
     # A run limited to these tools of its handler (an unattended run offers only the tools
     # named when it was set up); None: every tool of the handler.
     only_tools: tuple[str, ...] | None = None
+    # The member's roles in the server and whether they manage it (what a tool may allow).
+    role_ids: tuple[int, ...] = ()
+    manages_server: bool = False
 
     @classmethod
     def for_message(
@@ -79,6 +82,8 @@ class RunRequest:
         is_admin: bool = False,
         language: Language = "ja",
         shared: bool = False,
+        role_ids: tuple[int, ...] = (),
+        manages_server: bool = False,
     ) -> RunRequest:
         """The request of a member's message (a mention or a console line), in the member's
         conversation in that channel."""
@@ -98,6 +103,8 @@ class RunRequest:
             is_admin=is_admin,
             language=language,
             shared=shared,
+            role_ids=role_ids,
+            manages_server=manages_server,
         )
 
     def to_json(self) -> str:
@@ -115,6 +122,7 @@ class RunRequest:
         values["timezone"] = ZoneInfo(values["timezone"])
         if values.get("only_tools") is not None:
             values["only_tools"] = tuple(values["only_tools"])
+        values["role_ids"] = tuple(values.get("role_ids") or ())
         return cls(**values)
 
     def narrowed(self, handler: Handler) -> Handler:

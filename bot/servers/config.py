@@ -53,6 +53,7 @@ class ServerConfig:
     member_daily_tokens: int = 0
     tasks_enabled: bool = True
     max_tasks: int = 20
+    task_creator_roles: frozenset[int] = frozenset()
     # The names a server set itself (the others come from the environment).
     overridden: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -256,7 +257,7 @@ class Setting:
         ):
             ids = value if isinstance(value, frozenset) else {value} if value else set()
             return ", ".join(f"<#{i}>" for i in sorted(ids)) or "—"
-        if self.name in ("approver_roles", "editor_roles"):
+        if self.name in ("approver_roles", "editor_roles", "task_creator_roles"):
             return ", ".join(f"<@&{i}>" for i in sorted(value)) or "—"
         return _show(value)
 
@@ -343,6 +344,13 @@ SETTINGS: dict[str, Setting] = {
             "tasks",
         ),
         Setting("max_tasks", "タスクの上限数", "Most tasks in this server", _count, "tasks"),
+        Setting(
+            "task_creator_roles",
+            "チャンネルに投稿するタスクを作れるロール",
+            "Roles that may schedule channel posts",
+            _ids,
+            "tasks",
+        ),
     )
 }
 assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"overridden"}

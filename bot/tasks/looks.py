@@ -160,17 +160,21 @@ LIST_LOOK = Look(
 )
 
 
-def _may_post_to_channel(ctx: ToolContext[Any], arguments: dict[str, Any]) -> str | None:
+def _may_post_to_channel(ctx: ToolContext[TaskDeps], arguments: dict[str, Any]) -> str | None:
+    """Posting to a channel needs Manage Server or a task-creator role; DMs anyone."""
     try:
         _, to_dm = destination_of(arguments.get("destination"), ctx)
     except TaskError as exc:
         return str(exc)
-    if not to_dm and not ctx.is_admin:
-        return (
-            "only members with Manage Server (or an approver role) may schedule posts to a "
-            'channel: offer destination "dm" instead'
-        )
-    return None
+    if to_dm or ctx.manages_server or ctx.guild_id is None:
+        return None
+    creators = ctx.deps.servers.config(ctx.guild_id).task_creator_roles
+    if creators & set(ctx.role_ids):
+        return None
+    return (
+        "only members with Manage Server or a task-creator role (/otomo settings) may schedule "
+        'posts to a channel: offer destination "dm" instead'
+    )
 
 
 def switched_off(ctx: ToolContext[TaskDeps]) -> str | None:

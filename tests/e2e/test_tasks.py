@@ -21,7 +21,9 @@ from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord_server import (
     ADMIN_ID,
     GENERAL_CHANNEL_ID,
+    GUILD_ID,
     HANA_ID,
+    MEMBER_ROLE_ID,
     FakeDiscord,
     Json,
 )
@@ -247,3 +249,33 @@ async def test_a_side_effect_call_inside_a_run_waits_for_the_owners_click(
         async with otomo.app.core.database.sessions() as session:
             (reminder,) = list(await session.scalars(select(Reminder)))
         assert reminder.user_id == ADMIN_ID
+
+
+async def test_a_task_creator_role_may_schedule_channel_posts_and_a_server_may_switch_tasks_off(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    call = tool_call(
+        "create_task",
+        {
+            "prompt": "今日の天気をまとめて",
+            "first_run": wall(local(clock, 1, 7)),
+            "repeat": {"kind": "daily"},
+            "tools": ["get_forecast"],
+        },
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        servers = otomo.app.core.servers
+        await servers.change(GUILD_ID, {"task_creator_roles": frozenset({MEMBER_ROLE_ID})}, None)
+        llm.queue(call, text("登録します。"))
+        sent = await otomo.mention("毎朝7時に今日の天気をまとめてここに投稿して", user_id=HANA_ID)
+        card = await approve(otomo, GENERAL_CHANNEL_ID, int(sent["id"]), HANA_ID)
+        assert card["embeds"][0]["title"] == "🔧 タスクを登録"
+        async with otomo.app.core.database.sessions() as session:
+            (task,) = list(await session.scalars(select(Task)))
+        assert (task.owner_id, task.channel_id, task.to_dm) == (HANA_ID, GENERAL_CHANNEL_ID, False)
+
+        await servers.change(GUILD_ID, {"tasks_enabled": False}, None)
+        llm.queue(call, text("このサーバーではタスクがオフです。"))
+        await otomo.ask("毎朝7時に今日の天気をまとめてここに投稿して", user_id=ADMIN_ID)
+        refused = [m for m in llm.last_request.messages if m["role"] == "tool"][-1]["content"]
+        assert "switched off in this server" in refused

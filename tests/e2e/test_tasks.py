@@ -14,8 +14,10 @@ import pytest
 from sqlalchemy import select
 
 from bot.runtime.clock import ManualClock
+from bot.schedule.repeat import RepeatRule
 from bot.storage.reminders import Reminder
 from bot.tasks.discord import TaskJobs
+from bot.tasks.service import TaskSpec
 from bot.tasks.table import RunStatus, Task, TaskRun
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord_server import (
@@ -279,3 +281,71 @@ async def test_a_task_creator_role_may_schedule_channel_posts_and_a_server_may_s
         await otomo.ask("毎朝7時に今日の天気をまとめてここに投稿して", user_id=ADMIN_ID)
         refused = [m for m in llm.last_request.messages if m["role"] == "tool"][-1]["content"]
         assert "switched off in this server" in refused
+
+
+async def scheduled(otomo: RunningBot, clock: ManualClock, prompt: str) -> int:
+    """A daily 07:00 task in #general owned by kenji, stored as an approved call stores it."""
+    view = await jobs(otomo).service.create(
+        TaskSpec(
+            guild_id=GUILD_ID,
+            owner_id=ADMIN_ID,
+            owner_name="kenji",
+            channel_id=GENERAL_CHANNEL_ID,
+            to_dm=False,
+            prompt=prompt,
+            language="ja",
+            timezone=TOKYO,
+            first_run=wall(local(clock, 1, 7)),
+            repeat=RepeatRule(kind="daily"),
+            tools=(),
+        )
+    )
+    return view.id
+
+
+async def test_runs_due_while_the_bot_was_down_run_late_inside_the_grace_and_skip_beyond(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        first = await scheduled(otomo, clock, "今日の天気をまとめて")
+        clock.set(local(clock, 1, 7, 20))
+        llm.queue(text("晴れです。"))
+        assert await jobs(otomo).runner.run_due() == 1
+        (late,) = task_posts(fake, GENERAL_CHANNEL_ID)
+        assert late["content"].startswith("晴れです。\n-# ⏰ 20分遅れの実行です（予定 <t:")
+
+        # The next morning the bot was down until 09:30: beyond the 30 minutes' grace.
+        clock.set(local(clock, 1, 9, 30))
+        assert await jobs(otomo).runner.run_due() == 1
+        skipped = task_posts(fake, GENERAL_CHANNEL_ID)[-1]["content"]
+        assert skipped.startswith(f"⏭️ タスク #{first} の <t:")
+        assert skipped.endswith("Otomo が止まっていたため見送りました（2時間30分遅れ）。")
+        assert [r.status for r in await runs_of(otomo)] == [RunStatus.LATE, RunStatus.SKIPPED]
+
+
+async def test_a_deleted_channel_pauses_the_task_after_three_failures_and_tells_its_owner(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        task_id = await scheduled(otomo, clock, "今日の天気をまとめて")
+        fake.inject(
+            "POST",
+            channel_id=GENERAL_CHANNEL_ID,
+            status=404,
+            code=10003,
+            message="Unknown Channel",
+            times=None,
+        )
+        llm.rule = lambda request: text("晴れです。")
+        for day in (1, 2, 3):
+            clock.set(local(clock, 1, 7) if day == 1 else clock.now() + timedelta(days=1))
+            assert await jobs(otomo).runner.run_due() == 1
+        fake.clear_faults()
+        paused = await jobs(otomo).service.get(task_id, GUILD_ID)
+        assert paused is not None and paused.state == "paused"
+        assert paused.paused_reason == "投稿先のチャンネルが見つかりません"
+        told = fake.messages(fake.dm_channel_id(ADMIN_ID))[-1]["content"]
+        assert told.startswith(f"⏸️ タスク #{task_id}「今日の天気をまとめて」は 3 回続けて失敗")
+        clock.set(clock.now() + timedelta(days=1))
+        assert await jobs(otomo).runner.run_due() == 0
+        assert task_posts(fake, GENERAL_CHANNEL_ID) == []

@@ -7,6 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.runtime.clock import ManualClock
+from bot.servers.config import ServerConfig
+from bot.servers.directory import ServerDirectory
+from bot.servers.membership import Membership
 from bot.storage.engine import Database
 from bot.tasks.service import TaskError
 from bot.tasks.table import TaskState
@@ -147,3 +150,23 @@ async def test_a_departed_servers_tasks_are_forgotten_and_others_kept(
     assert await service.forget_server(GUILD_A) == 1
     assert await service.of(GUILD_A) == []
     assert len(await service.of(GUILD_B)) == 1
+
+
+async def test_forgetting_a_departed_server_deletes_its_tasks_and_their_history(
+    database: Database, clock: ManualClock
+) -> None:
+    service = service_on(database.sessions, clock)
+    gone = await service.create(spec())
+    kept = await service.create(spec(guild_id=GUILD_B, channel_id=CHANNEL_B))
+    membership = Membership(
+        database.sessions,
+        clock,
+        ServerDirectory(database.sessions, clock, ServerConfig()),
+        retention_days=30,
+        forgetters=[service.forget_server],
+    )
+    await membership.left(GUILD_A)
+    clock.advance(timedelta(days=31))
+    assert await membership.forget_departed() == [GUILD_A]
+    assert await service.get(gone.id, GUILD_A) is None
+    assert await service.get(kept.id, GUILD_B) is not None

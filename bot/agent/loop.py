@@ -232,7 +232,7 @@ class Agent:
         stream = self.llm.stream(
             messages,
             tools,
-            purpose=handler.name,
+            purpose=request.purpose or handler.name,
             conversation_key=request.conversation_key,
             model=state.model,
             payer=Payer(request.guild_id, request.user_id),

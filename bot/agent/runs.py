@@ -67,6 +67,8 @@ class RunRequest:
     # The member's roles in the server and whether they manage it (what a tool may allow).
     role_ids: tuple[int, ...] = ()
     manages_server: bool = False
+    # What the run's model calls count as in usage (None: the handler's name).
+    purpose: str | None = None
 
     @classmethod
     def for_message(

@@ -145,6 +145,9 @@ async def test_a_japanese_task_is_approved_then_runs_at_seven_with_its_tools_and
         assert post["mention_everyone"] is False
         (run,) = await runs_of(otomo)
         assert (run.status, run.due_at) == (RunStatus.ON_TIME, seven)
+        usage = await fake.invoke_slash("otomo usage", user_id=ADMIN_ID)
+        await usage.wait_response()
+        assert "task 3" in (await usage.wait_followup())["content"]
         figures = otomo.app.core.metrics.exposition().decode()
         assert 'otomo_task_runs_total{outcome="on_time"} 1.0' in figures
         assert "otomo_task_lateness_seconds_bucket" in figures

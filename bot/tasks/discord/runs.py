@@ -44,6 +44,8 @@ class AgentTaskRuns:
             timezone=task.tz,
             language=task.language,
             only_tools=task.tools,
+            # /otomo usage shows the scheduled runs' model calls apart.
+            purpose="task",
         )
         renderer = self._staff.renderer(
             self._client.get_partial_messageable(channel_id),

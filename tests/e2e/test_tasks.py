@@ -352,3 +352,23 @@ async def test_a_deleted_channel_pauses_the_task_after_three_failures_and_tells_
         clock.set(clock.now() + timedelta(days=1))
         assert await jobs(otomo).runner.run_due() == 0
         assert task_posts(fake, GENERAL_CHANNEL_ID) == []
+
+
+async def test_a_spent_budget_skips_the_run_with_one_line_and_calls_no_model(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        task_id = await scheduled(otomo, clock, "今日の天気をまとめて")
+        clock.set(local(clock, 1, 6, 50))
+        llm.queue(text("おはようございます。"))
+        await otomo.ask("おはよう", user_id=ADMIN_ID)
+        await otomo.app.core.servers.change(GUILD_ID, {"server_daily_tokens": 1}, None)
+        asked = len(llm.requests)
+        clock.set(local(clock, 0, 7))
+        assert await jobs(otomo).runner.run_due() == 1
+        assert len(llm.requests) == asked
+        (line,) = task_posts(fake, GENERAL_CHANNEL_ID)
+        assert line["content"].startswith(f"⏭️ タスク #{task_id} の <t:")
+        assert "\n" not in line["content"]
+        (run,) = await runs_of(otomo)
+        assert run.status == RunStatus.SKIPPED

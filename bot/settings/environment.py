@@ -142,6 +142,7 @@ class Settings(ExternalToolSettings, ShardSettings):
     task_max_concurrent_runs: int = Field(4, ge=1, le=256, alias="TASK_MAX_CONCURRENT_RUNS")
     task_max_per_server: int = Field(20, ge=0, le=1000, alias="TASK_MAX_PER_SERVER")
     task_min_interval_minutes: int = Field(60, ge=1, le=10080, alias="TASK_MIN_INTERVAL_MINUTES")
+    task_run_lease_seconds: int = Field(120, ge=5, le=3600, alias="TASK_RUN_LEASE_SECONDS")
 
     # Weather and chit-chat
     weather_api_base: str = Field("https://api.open-meteo.com/v1", alias="WEATHER_API_BASE")

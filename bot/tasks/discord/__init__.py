@@ -56,6 +56,7 @@ class TaskJobs(commands.Cog):
         self.runner = TaskRunner(
             TaskLedger(
                 parts.database.sessions,
+                lease=timedelta(seconds=settings.task_run_lease_seconds),
                 # Leases compare instants across processes: on the real clock, the database's.
                 database_time=isinstance(parts.clock, SystemClock),
             ),

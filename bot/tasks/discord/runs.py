@@ -54,18 +54,23 @@ class AgentTaskRuns:
             key=request.conversation_key,
             request=request,
         )
-        waiting = False
+        waiting, failed = False, ""
+        done: ev.Done | None = None
+        # The stream is read to its end (Done or Failed come last), so the run closes itself.
         async for event in self._agent.run(request, task.prompt):
             if isinstance(event, ev.ApprovalRequired):
                 # Nothing with side effects runs without a person: the owner's card.
                 waiting = True
                 await renderer.render(event)
             elif isinstance(event, ev.Failed):
-                raise RunFailed(words.MODEL_UNREACHABLE(task.language))
+                # Said in the task's language (the run's); the owner reads it if it pauses.
+                failed = event.message or words.MODEL_UNREACHABLE(task.language)
             elif isinstance(event, ev.Done):
-                if waiting or event.reason == "awaiting_approval":
-                    return Waiting()
-                if not event.text.strip():
-                    raise RunFailed(words.NO_ANSWER(task.language))
-                return Answer(event.text)
-        raise RunFailed(words.NO_ANSWER(task.language))
+                done = event
+        if failed:
+            raise RunFailed(failed)
+        if waiting or (done is not None and done.reason == "awaiting_approval"):
+            return Waiting()
+        if done is None or not done.text.strip():
+            raise RunFailed(words.NO_ANSWER(task.language))
+        return Answer(done.text)

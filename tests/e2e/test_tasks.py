@@ -372,3 +372,27 @@ async def test_a_spent_budget_skips_the_run_with_one_line_and_calls_no_model(
         assert "\n" not in line["content"]
         (run,) = await runs_of(otomo)
         assert run.status == RunStatus.SKIPPED
+
+
+async def test_a_long_answer_is_split_and_pings_only_people_the_prompt_names(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        task_id = await scheduled(otomo, clock, f"<@{HANA_ID}> に今日の予定を長めにまとめて")
+        paragraph = "今日の予定です。" * 60
+        answer = "\n\n".join([f"@everyone <@&{MEMBER_ROLE_ID}> <@{HANA_ID}>", *[paragraph] * 9])
+        llm.queue(text(answer))
+        clock.set(local(clock, 1, 7))
+        assert await jobs(otomo).runner.run_due() == 1
+        nonce = task_posts(fake, GENERAL_CHANNEL_ID)[0]["nonce"]
+        parts = [
+            m for m in fake.messages(GENERAL_CHANNEL_ID) if str(m.get("nonce")).startswith(nonce)
+        ]
+        assert len(parts) > 1 and all(len(p["content"]) <= 2000 for p in parts)
+        assert [p["nonce"] for p in parts] == [nonce] + [
+            f"{nonce}p{n}" for n in range(1, len(parts))
+        ]
+        first = parts[0]
+        assert first["mention_everyone"] is False and first["mention_roles"] == []
+        assert [int(u["id"]) for u in first["mentions"]] == [HANA_ID]
+        assert nonce.startswith(f"t{task_id}d")

@@ -219,25 +219,6 @@ class TaskLedger:
             )
             return _changed(result)
 
-    async def earliest(self) -> datetime | None:
-        """When the next active task falls due."""
-        async with self._reads() as session:
-            value = await session.scalar(
-                select(Task.next_run_at)
-                .where(Task.state == TaskState.ACTIVE)
-                .order_by(Task.next_run_at)
-                .limit(1)
-            )
-            return value
-
-    async def runs(self, guild_id: int | None = None) -> list[TaskRun]:
-        """Every run recorded (of one server when given), for usage and metrics."""
-        query = select(TaskRun)
-        if guild_id is not None:
-            query = query.where(TaskRun.guild_id == guild_id)
-        async with self._reads() as session:
-            return list(await session.scalars(query))
-
 
 def _changed(result: Any) -> bool:
     return bool(getattr(result, "rowcount", 0) == 1)

@@ -43,9 +43,6 @@ class RunStatus(StrEnum):
     WAITING = "waiting"
 
 
-OUTCOMES = (RunStatus.ON_TIME, RunStatus.LATE, RunStatus.SKIPPED, RunStatus.FAILED)
-
-
 class Task(Base):
     """One scheduled task of a server (or of a member's DMs: guild_id NULL)."""
 

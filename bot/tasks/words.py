@@ -30,10 +30,6 @@ PAUSED_AFTER_FAILURES = Text(
         "Why: {reason}. Once that is fixed, resume it in /otomo tasks."
     ),
 )
-WAITING_FOR_OWNER = Text(
-    ja="🔔 タスク #{id} の実行に、<@{owner}> さんの承認が必要です。",
-    en="🔔 Task #{id} needs <@{owner}>'s approval to go on.",
-)
 
 # Why a run was skipped or failed, in a few words (the history and the owner's notice).
 OFFLINE = Text(ja="Otomo が止まっていました", en="Otomo was offline")

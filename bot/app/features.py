@@ -13,7 +13,7 @@ from bot.handlers.builder import AppBuilder
 from bot.knowledge import feature as knowledge
 from bot.notes import feature as notes
 from bot.reminders import feature as reminders
-from bot.tasks import discord as tasks_discord
+from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
 from bot.weather import feature as weather
 

@@ -13,7 +13,7 @@ import pytest
 
 from bot.runtime.clock import ManualClock
 from bot.schedule.repeat import RepeatRule
-from bot.tasks.discord import TaskJobs
+from bot.tasks.discord_part import TaskJobs
 from bot.tasks.service import TaskSpec, TaskView
 from bot.tasks.table import TaskState
 from tests.e2e.harness import RunningBot, running_bot

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from bot.runtime.clock import ManualClock
 from bot.schedule.repeat import RepeatRule
 from bot.storage.reminders import Reminder
-from bot.tasks.discord import TaskJobs
+from bot.tasks.discord_part import TaskJobs
 from bot.tasks.service import TaskSpec
 from bot.tasks.table import RunStatus, Task, TaskRun
 from tests.e2e.harness import RunningBot, custom_ids, running_bot

@@ -7,23 +7,23 @@ import contextlib
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from apscheduler.jobstores.base import JobLookupError
-
 import discord
+from apscheduler.jobstores.base import JobLookupError
+from discord import app_commands
+from discord.ext import commands
+
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.runtime.clock import SystemClock
 from bot.runtime.pacing import SendPacer
 from bot.tasks import words
-from bot.tasks.discord.panel import show_tasks
-from bot.tasks.discord.posting import DiscordTaskPoster
-from bot.tasks.discord.runs import AgentTaskRuns
+from bot.tasks.discord_part.panel import show_tasks
+from bot.tasks.discord_part.posting import DiscordTaskPoster
+from bot.tasks.discord_part.runs import AgentTaskRuns
 from bot.tasks.ledger import TaskLedger
 from bot.tasks.metrics import TaskMetrics
 from bot.tasks.runner import TaskRunner
 from bot.tasks.service import TaskService, TaskView
-from discord import app_commands
-from discord.ext import commands
 
 TICK_JOB_ID = "tasks.tick"
 

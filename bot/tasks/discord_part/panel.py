@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import discord
+
 from bot.agent.tools.presentation import moment
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction

@@ -4,6 +4,7 @@ addressed to the owner for any call that needs a person (the run then waits, lik
 from __future__ import annotations
 
 import discord
+
 from bot.agent import events as ev
 from bot.agent.loop import Agent
 from bot.agent.runs import RunRequest

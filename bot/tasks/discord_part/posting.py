@@ -7,6 +7,7 @@ import logging
 import re
 
 import discord
+
 from bot.discord_ui.answering.splitting import split_message
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.sends import classify

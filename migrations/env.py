@@ -7,8 +7,8 @@ import asyncio
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from bot.app.schema import metadata
 from bot.storage.engine import create_database
-from bot.storage.models import metadata
 
 config = context.config
 

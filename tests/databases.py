@@ -25,9 +25,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection, make_url
 
+from bot.app.schema import metadata
 from bot.storage import Database, create_database
 from bot.storage.migrate import alembic_config, upgrade
-from bot.storage.models import metadata
 
 # The server tests use; CI and every development machine run one here (see tests/README.md).
 POSTGRES_URL = os.environ.get(

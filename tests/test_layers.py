@@ -13,18 +13,34 @@ import pytest
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
+FEATURES = (
+    "bot.reminders",
+    "bot.weather",
+    "bot.chat",
+    "bot.knowledge",
+    "bot.notes",
+    "bot.extools",
+    "bot.tasks",
+)
+# A feature's Discord part (its slash commands, buttons and posts): `bot/<feature>/discord/` or
+# `bot/<feature>/discord_part.py`. It may import discord, the Discord layer and its own feature.
+FEATURE_DISCORD_PARTS = tuple(
+    f"{feature}.{part}" for feature in FEATURES for part in ("discord", "discord_part")
+)
 # Top to bottom. A package may import packages of lower layers and itself; packages that share a
 # layer never import each other (features are peers: each stands on the layers below it alone).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.__main__",),
     ("bot.app",),
+    FEATURE_DISCORD_PARTS,
     ("bot.discord_ui",),
-    ("bot.reminders", "bot.weather", "bot.chat", "bot.knowledge", "bot.notes", "bot.extools"),
+    FEATURES,
     ("bot.handlers",),
     ("bot.agent",),
     ("bot.members",),
     ("bot.servers",),
     ("bot.search",),
+    ("bot.schedule",),
     ("bot.settings",),
     ("bot.i18n",),
     ("bot.text",),
@@ -52,12 +68,14 @@ AGENT_LOOP = (
     "bot.agent.call_records",
 )
 # Below the Discord layer nothing knows Discord (so it runs in the console and in tests).
-DISCORD_FREE = tuple(p for layer in LAYERS[3:] for p in layer) + APART
+DISCORD_FREE = tuple(p for layer in LAYERS[4:] for p in layer) + APART
 # SQL lives in storage and the services; the Discord layer speaks to services only.
 SQL_FREE = (
+    *FEATURE_DISCORD_PARTS,
     "bot.discord_ui",
     "bot.handlers",
     "bot.search",
+    "bot.schedule",
     "bot.text",
     "bot.settings",
     "bot.i18n",
@@ -201,8 +219,19 @@ def test_libraries_stay_in_their_layers(packages: tuple[str, ...], library: str)
     wrong = [
         f"{module} imports {library}"
         for module, path in MODULES.items()
-        if _owner(module, packages)
+        if _owner(module, packages) and not _owner(module, FEATURE_DISCORD_PARTS)
         for imported in _imports(path)
         if imported == library or imported.startswith(library + ".")
+    ]
+    assert wrong == []
+
+
+def test_a_features_discord_part_imports_no_other_feature() -> None:
+    wrong = [
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if (part := _owner(module, FEATURE_DISCORD_PARTS))
+        for target in targets
+        if (feature := _owner(target, FEATURES)) and not part.startswith(feature + ".")
     ]
     assert wrong == []

@@ -154,7 +154,9 @@ class Agent:
     async def _continue(
         self, state: RunState, *, plan: bool, unanswered: list[m.ToolCall] | None = None
     ) -> AsyncIterator[ev.AgentEvent]:
-        handler = self.handlers.get(state.request.handler) or self.handlers["general"]
+        handler = state.request.narrowed(
+            self.handlers.get(state.request.handler) or self.handlers["general"]
+        )
         while True:
             end: SettleEndKind = "continue"
             async for step in self.calls.settle(state, handler, unanswered):
@@ -243,7 +245,7 @@ class Agent:
         stream = self.llm.stream(
             messages,
             tools,
-            purpose=handler.name,
+            purpose=request.purpose or handler.name,
             conversation_key=request.conversation_key,
             model=state.model,
             payer=Payer(request.guild_id, request.user_id),
@@ -314,6 +316,8 @@ class Agent:
             origin_message_id=request.origin_message_id,
             conversation_key=request.conversation_key,
             is_admin=request.is_admin,
+            role_ids=request.role_ids,
+            manages_server=request.manages_server,
             language=request.language,
             deps=self.deps,
         )

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
@@ -62,6 +62,14 @@ class RunRequest:
     language: Language = "ja"
     # Set in a thread the bot opened: the thread is one conversation, its members speakers.
     shared: bool = False
+    # A run limited to these tools of its handler (an unattended run offers only the tools
+    # named when it was set up); None: every tool of the handler.
+    only_tools: tuple[str, ...] | None = None
+    # The member's roles in the server and whether they manage it (what a tool may allow).
+    role_ids: tuple[int, ...] = ()
+    manages_server: bool = False
+    # What the run's model calls count as in usage (None: the handler's name).
+    purpose: str | None = None
 
     @classmethod
     def for_message(
@@ -77,6 +85,8 @@ class RunRequest:
         is_admin: bool = False,
         language: Language = "ja",
         shared: bool = False,
+        role_ids: tuple[int, ...] = (),
+        manages_server: bool = False,
     ) -> RunRequest:
         """The request of a member's message (a mention or a console line), in the member's
         conversation in that channel."""
@@ -96,6 +106,8 @@ class RunRequest:
             is_admin=is_admin,
             language=language,
             shared=shared,
+            role_ids=role_ids,
+            manages_server=manages_server,
         )
 
     def to_json(self) -> str:
@@ -111,7 +123,16 @@ class RunRequest:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in data.items() if k in known}
         values["timezone"] = ZoneInfo(values["timezone"])
+        if values.get("only_tools") is not None:
+            values["only_tools"] = tuple(values["only_tools"])
+        values["role_ids"] = tuple(values.get("role_ids") or ())
         return cls(**values)
+
+    def narrowed(self, handler: Handler) -> Handler:
+        """handler with only the tools this run may use."""
+        if self.only_tools is None:
+            return handler
+        return replace(handler, tools=tuple(t for t in handler.tools if t in self.only_tools))
 
 
 @dataclass

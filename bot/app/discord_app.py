@@ -194,7 +194,19 @@ class App:
 def discord_parts(core: Core) -> DiscordBuilder:
     """The bot's own slash commands, then every feature's Discord part."""
     settings = core.settings
-    parts = DiscordBuilder(settings, core.clock, core.preferences, core.permissions, core.servers)
+    parts = DiscordBuilder(
+        settings,
+        core.clock,
+        core.preferences,
+        core.permissions,
+        core.servers,
+        agent=core.agent,
+        scheduler=core.scheduler,
+        database=core.database,
+        budgets=core.budgets,
+        membership=core.membership,
+        metrics=core.metrics,
+    )
     parts.add_commands(
         lambda client: CoreCommands(
             client,

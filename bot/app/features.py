@@ -13,6 +13,8 @@ from bot.handlers.builder import AppBuilder
 from bot.knowledge import feature as knowledge
 from bot.notes import feature as notes
 from bot.reminders import feature as reminders
+from bot.tasks import discord_part as tasks_discord
+from bot.tasks import feature as tasks
 from bot.weather import feature as weather
 
 
@@ -32,6 +34,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("chat", chat.register, discord_parts.chat),
     Feature("knowledge", knowledge.register, discord_parts.knowledge),
     Feature("notes", notes.register, discord_parts.notes),
+    Feature("tasks", tasks.register, tasks_discord.register),
 )
 
 

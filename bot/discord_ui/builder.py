@@ -8,15 +8,20 @@ from dataclasses import dataclass, field
 import discord
 from apscheduler.schedulers.base import BaseScheduler
 
+from bot.agent.loop import Agent
 from bot.discord_ui.client import CogFactory
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
+from bot.runtime.metrics import Metrics
+from bot.servers.budgets import Budgets
 from bot.servers.directory import ServerDirectory
+from bot.servers.membership import Membership
 from bot.servers.posts import PostFor
 from bot.settings import Settings
+from bot.storage import Database
 
 MessageHook = Callable[[discord.Message], None]
 
@@ -46,6 +51,15 @@ class DiscordBuilder:
     # the poster (bot/servers/posts.py decides when).
     server_posts: dict[str, Callable[[ChannelPoster], PostFor]] = field(default_factory=dict)
     reminder_actions: ReminderActions | None = None
+    # What a feature's Discord part may run on: the agent (unattended runs), the scheduler
+    # (jobs in every process), the database, budgets, and the servers joined and
+    # left (to forget a departed server's rows), the process's metrics.
+    agent: Agent | None = None
+    scheduler: BaseScheduler | None = None
+    database: Database | None = None
+    budgets: Budgets | None = None
+    membership: Membership | None = None
+    metrics: Metrics | None = None
 
     def add_commands(self, factory: CogFactory) -> None:
         """Add a cog of slash commands, made when the client sets up."""

@@ -130,6 +130,8 @@ class OtomoBot(commands.AutoShardedBot):
             servers=servers,
             budgets=budgets,
         )
+        # What answering needs; a feature's unattended runs draw their cards through it too.
+        self.staff = staff
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).
         self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)

@@ -19,6 +19,7 @@ SLASH: tuple[Text, ...] = (
     Text(ja="モデルの利用状況（管理者）", en="Model usage per day (admins)"),
     Text(ja="日数", en="How many days"),
     Text(ja="このサーバーの設定（管理者）", en="This server's settings (admins)"),
+    Text(ja="スケジュールされたタスク", en="Scheduled tasks"),
     Text(ja="このサーバーかボット全体か", en="This server or the whole bot"),
     Text(ja="このサーバー", en="This server"),
     Text(ja="ボット全体（オーナー）", en="Whole bot (owners)"),

@@ -322,6 +322,7 @@ SETTINGS_GROUPS: dict[str, Text] = {
     "weather": Text(ja="☀️ 毎日の天気", en="☀️ Daily weather"),
     "tips": Text(ja="💡 Tips・話題", en="💡 Tips and topics"),
     "budgets": Text(ja="🪙 予算", en="🪙 Budgets"),
+    "tasks": Text(ja="⏰ スケジュールタスク", en="⏰ Scheduled tasks"),
 }
 SETTINGS_CHANGE = Text(ja="変更する設定", en="Change a setting")
 SETTINGS_RESET = Text(ja="既定に戻す", en="Reset to the default")

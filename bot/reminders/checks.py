@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.reminders.errors import InvalidReminder
-from bot.reminders.times import UnreadableTime, local_iso, local_text, parse_local_time
+from bot.schedule.times import UnreadableTime, local_iso, local_text, parse_local_time
 
 # Leaves room for the mention and the "late by" note inside Discord's 2,000 characters.
 MAX_CONTENT_CHARS = 1000

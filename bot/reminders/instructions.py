@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import jpholiday
 
-from bot.reminders.times import WEEKDAY_KANJI, utc_offset_text
+from bot.schedule.times import WEEKDAY_KANJI, utc_offset_text
 
 # Enough days for "来週の金曜" without the model counting weekdays itself.
 CALENDAR_DAYS = 14

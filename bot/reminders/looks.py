@@ -11,10 +11,10 @@ from pydantic import ValidationError
 from bot.agent.tools import ToolContext
 from bot.agent.tools.presentation import Label, Look, Words, moment
 from bot.i18n import Language
-from bot.reminders.display import summary, summary_en
 from bot.reminders.errors import ReminderError
-from bot.reminders.repeat import RepeatRule
 from bot.reminders.service import ReminderService
+from bot.schedule.repeat import RepeatRule
+from bot.schedule.words import summary, summary_en
 
 
 class ReminderDeps(Protocol):

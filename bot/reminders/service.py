@@ -19,7 +19,9 @@ from bot.reminders.errors import (
     ReminderNotFound,
     TooManyReminders,
 )
-from bot.reminders.repeat import (
+from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
+from bot.runtime.clock import Clock
+from bot.schedule.repeat import (
     RepeatRule,
     RepeatTooFrequent,
     check_frequency,
@@ -27,9 +29,7 @@ from bot.reminders.repeat import (
     first_occurrence,
     load_rule,
 )
-from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
-from bot.reminders.times import local_iso, parse_local_wall
-from bot.runtime.clock import Clock
+from bot.schedule.times import local_iso, parse_local_wall
 from bot.settings import Settings
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState

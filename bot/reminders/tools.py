@@ -18,8 +18,8 @@ from bot.reminders.looks import (
     check_edit,
     check_snooze,
 )
-from bot.reminders.repeat import RepeatRule
-from bot.reminders.times import UnreadableTime, local_iso, parse_local_time
+from bot.schedule.repeat import RepeatRule
+from bot.schedule.times import UnreadableTime, local_iso, parse_local_time
 
 __all__ = ["REMINDER_TOOLS", "ReminderDeps"]
 

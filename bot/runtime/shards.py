@@ -8,6 +8,9 @@ bot-wide request budget is split in proportion to the shards a process runs.
 from __future__ import annotations
 
 import hashlib
+import os
+import socket
+import uuid
 from dataclasses import dataclass
 
 # Discord's global limit: about 50 requests per second per bot, across all its processes.
@@ -58,3 +61,8 @@ class ShardPlan:
         if len(name) > 40:
             name = f"shards{hashlib.sha1(listed.encode()).hexdigest()[:12]}of{self.count}"
         return name
+
+
+def default_worker_id() -> str:
+    """host:pid:random, unique per process even when containers share a pid."""
+    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

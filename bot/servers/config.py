@@ -51,6 +51,9 @@ class ServerConfig:
     word_pool_channels: frozenset[int] = frozenset()
     server_daily_tokens: int = 0
     member_daily_tokens: int = 0
+    tasks_enabled: bool = True
+    max_tasks: int = 20
+    task_creator_roles: frozenset[int] = frozenset()
     # The names a server set itself (the others come from the environment).
     overridden: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -192,6 +195,13 @@ def _tokens(text: str) -> int:
     return int(cleaned)
 
 
+def _count(text: str) -> int:
+    cleaned = text.strip()
+    if not cleaned.isdigit() or int(cleaned) > 1000:
+        raise BadValue(replies.WHOLE_NUMBER)
+    return int(cleaned)
+
+
 def _place(text: str) -> str:
     if not 1 <= len(text.strip()) <= 100:
         raise BadValue(replies.ENTER_PLACE)
@@ -247,7 +257,7 @@ class Setting:
         ):
             ids = value if isinstance(value, frozenset) else {value} if value else set()
             return ", ".join(f"<#{i}>" for i in sorted(ids)) or "—"
-        if self.name in ("approver_roles", "editor_roles"):
+        if self.name in ("approver_roles", "editor_roles", "task_creator_roles"):
             return ", ".join(f"<@&{i}>" for i in sorted(value)) or "—"
         return _show(value)
 
@@ -326,6 +336,21 @@ SETTINGS: dict[str, Setting] = {
             _tokens,
             "budgets",
         ),
+        Setting(
+            "tasks_enabled",
+            "スケジュールタスク (on/off)",
+            "Scheduled tasks (on/off)",
+            _flag,
+            "tasks",
+        ),
+        Setting("max_tasks", "タスクの上限数", "Most tasks in this server", _count, "tasks"),
+        Setting(
+            "task_creator_roles",
+            "チャンネルに投稿するタスクを作れるロール",
+            "Roles that may schedule channel posts",
+            _ids,
+            "tasks",
+        ),
     )
 }
 assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"overridden"}
@@ -355,6 +380,7 @@ def defaults_of(settings: Settings) -> ServerConfig:
         word_pool_channels=frozenset(settings.word_pool_channel_ids),
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
+        max_tasks=settings.task_max_per_server,
     )
 
 

@@ -137,6 +137,13 @@ class Settings(ExternalToolSettings, ShardSettings):
         5, ge=1, le=1440, alias="REMINDER_MIN_INTERVAL_MINUTES"
     )
 
+    # Scheduled tasks
+    task_grace_minutes: int = Field(30, ge=0, le=1440, alias="TASK_GRACE_MINUTES")
+    task_max_concurrent_runs: int = Field(4, ge=1, le=256, alias="TASK_MAX_CONCURRENT_RUNS")
+    task_max_per_server: int = Field(20, ge=0, le=1000, alias="TASK_MAX_PER_SERVER")
+    task_min_interval_minutes: int = Field(60, ge=1, le=10080, alias="TASK_MIN_INTERVAL_MINUTES")
+    task_run_lease_seconds: int = Field(120, ge=5, le=3600, alias="TASK_RUN_LEASE_SECONDS")
+
     # Weather and chit-chat
     weather_api_base: str = Field("https://api.open-meteo.com/v1", alias="WEATHER_API_BASE")
     geocoding_api_base: str = Field(

@@ -46,7 +46,7 @@ class Reminder(Base):
     due_at: Mapped[datetime] = mapped_column(UTCDateTime())
     # IANA zone the repeat is computed in (wall-clock times survive DST changes).
     timezone: Mapped[str] = mapped_column(String(64))
-    # JSON of bot.reminders.repeat.RepeatRule; NULL for a one-time reminder.
+    # JSON of bot.schedule.repeat.RepeatRule; NULL for a one-time reminder.
     repeat: Mapped[str | None] = mapped_column(Text)
     occurrence: Mapped[int] = mapped_column(Integer)
     state: Mapped[str] = mapped_column(String(16))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.agent.runs import Stopped, StopSignal, race, stop_reason
+from bot.agent.runs import Handler, RunRequest, Stopped, StopSignal, race, stop_reason
 
 
 async def test_a_cancelled_race_cancels_its_work_so_the_generator_can_be_closed() -> None:
@@ -70,3 +71,24 @@ def test_the_first_reason_to_stop_is_the_one_reported() -> None:
 
     assert stop_reason(stop) == "member"
     assert stop_reason(asyncio.Event()) == "member"
+
+
+def test_a_run_limited_to_some_tools_offers_only_those_and_keeps_the_limit_in_its_row() -> None:
+    async def instructions(_: object) -> str:
+        return ""
+
+    handler = Handler("general", instructions, ("get_forecast", "create_reminder", "write_note"))
+    request = RunRequest.for_message(
+        user_id=1,
+        user_name="hana",
+        channel_id=2,
+        guild_id=3,
+        handler="general",
+        timezone=ZoneInfo("Asia/Tokyo"),
+    )
+    assert request.narrowed(handler) == handler
+    limited = RunRequest.from_json(
+        RunRequest(**{**request.__dict__, "only_tools": ("get_forecast", "search_notes")}).to_json()
+    )
+    assert limited.only_tools == ("get_forecast", "search_notes")
+    assert limited.narrowed(handler).tools == ("get_forecast",)

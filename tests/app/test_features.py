@@ -22,6 +22,7 @@ REMINDER_TOOLS = [
     "snooze_reminder",
 ]
 NOTE_TOOLS = ["write_note", "read_note", "list_notes"]
+TASK_TOOLS = ["create_task", "update_task", "delete_task", "list_tasks"]
 
 
 def _deps(settings: Settings, database: Database, clock: ManualClock) -> Deps:
@@ -40,8 +41,8 @@ async def test_each_handler_offers_the_tools_of_the_features_that_chose_it(
     settings = Settings(knowledge_base_dir=tmp_path)
     handlers = _registered(settings, _deps(settings, database, clock)).handlers()
 
-    assert list(handlers[REMINDER].tools) == REMINDER_TOOLS
-    assert list(handlers[WEATHER].tools) == ["get_forecast"]
+    assert list(handlers[REMINDER].tools) == [*REMINDER_TOOLS, *TASK_TOOLS]
+    assert list(handlers[WEATHER].tools) == ["get_forecast", *TASK_TOOLS]
     assert list(handlers[GENERAL].tools) == [
         *REMINDER_TOOLS,
         "get_forecast",
@@ -54,6 +55,7 @@ async def test_each_handler_offers_the_tools_of_the_features_that_chose_it(
         "search_knowledge",
         "read_knowledge",
         *NOTE_TOOLS,
+        *TASK_TOOLS,
     ]
 
 
@@ -85,7 +87,7 @@ async def test_every_registered_tool_is_offered_by_some_handler(
 def test_every_feature_has_a_discord_part_and_a_unique_name() -> None:
     names = [feature.name for feature in FEATURES]
 
-    assert names == ["reminders", "weather", "chat", "knowledge", "notes"]
+    assert names == ["reminders", "weather", "chat", "knowledge", "notes", "tasks"]
     assert all(feature.discord is not None for feature in FEATURES)
 
 

@@ -15,9 +15,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from bot.reminders.delivery.claims import Claim, Posted
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.ledger import DeliveryLedger
-from bot.reminders.delivery.pacing import SendPacer
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import ManualClock
+from bot.runtime.pacing import SendPacer
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.runtime.shards import ShardPlan
 from bot.settings import Settings

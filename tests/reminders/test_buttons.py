@@ -9,9 +9,9 @@ from sqlalchemy import update
 
 from bot.reminders.buttons import ReminderButtons
 from bot.reminders.display import ReminderView
-from bot.reminders.repeat import RepeatRule
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import ManualClock
+from bot.schedule.repeat import RepeatRule
 from bot.storage.engine import Database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, BOB, CHANNEL, GUILD, TOKYO

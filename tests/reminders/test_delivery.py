@@ -11,12 +11,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import select
 
 from bot.reminders.delivery.engine import LEASE, DeliveryEngine
-from bot.reminders.delivery.pacing import SendPacer
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID, CONSOLE_REMINDERS, DISCORD_REMINDERS
-from bot.reminders.repeat import RepeatRule
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import Clock, ManualClock, SystemClock
+from bot.runtime.pacing import SendPacer
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.schedule.repeat import RepeatRule
 from bot.settings import Settings
 from bot.storage.engine import Database, create_database
 from bot.storage.reminders import Reminder, ReminderState

@@ -8,7 +8,7 @@ from collections.abc import Awaitable
 
 import pytest
 
-from bot.reminders.delivery.pacing import SendPacer
+from bot.runtime.pacing import SendPacer
 
 
 class FakeTime:

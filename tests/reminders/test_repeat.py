@@ -9,8 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
-from bot.reminders.display import summary
-from bot.reminders.repeat import (
+from bot.schedule.repeat import (
     RepeatRule,
     RepeatTooFrequent,
     check_frequency,
@@ -20,6 +19,7 @@ from bot.reminders.repeat import (
     load_rule,
     next_occurrence,
 )
+from bot.schedule.words import summary
 
 NEW_YORK = ZoneInfo("America/New_York")
 TOKYO = ZoneInfo("Asia/Tokyo")

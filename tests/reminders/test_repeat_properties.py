@@ -20,7 +20,7 @@ from dateutil import tz as dtz
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.reminders.repeat import WEEKDAYS, RepeatRule, first_occurrence, following
+from bot.schedule.repeat import WEEKDAYS, RepeatRule, first_occurrence, following
 
 ZONES = (
     "America/New_York",

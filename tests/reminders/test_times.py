@@ -10,7 +10,7 @@ import pytest
 from bot.reminders.delivery.sender import ReminderDelivery, delivery_nonce
 from bot.reminders.display import ReminderView, describe
 from bot.reminders.instructions import reminder_instructions
-from bot.reminders.times import (
+from bot.schedule.times import (
     UnreadableTime,
     duration_text,
     local_text,
@@ -103,7 +103,7 @@ def test_describe_is_one_line_for_people() -> None:
 def test_durations_read_naturally_in_japanese_and_english() -> None:
     from datetime import timedelta
 
-    from bot.reminders.times import ENGLISH_UNITS, duration_text
+    from bot.schedule.times import ENGLISH_UNITS, duration_text
 
     assert duration_text(timedelta(seconds=45)) == "45秒"
     assert duration_text(timedelta(minutes=65)) == "1時間5分"

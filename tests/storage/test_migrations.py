@@ -13,6 +13,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
+from bot.app.schema import metadata
 from bot.storage import create_database
 from bot.storage.migrate import (
     SCHEMA_HEAD,
@@ -21,7 +22,6 @@ from bot.storage.migrate import (
     head_revision,
     upgrade,
 )
-from bot.storage.models import metadata
 
 
 def _differences(connection: Connection) -> list[Any]:

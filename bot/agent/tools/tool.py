@@ -52,6 +52,9 @@ class ToolContext(Generic[D]):
     origin_message_id: int | None = None
     conversation_key: str = ""
     is_admin: bool = False
+    # The member's roles in the server and whether they manage it.
+    role_ids: tuple[int, ...] = ()
+    manages_server: bool = False
     # The language the member wrote in (what a tool stores for later posts, e.g. a reminder).
     language: str = "ja"
     # Partial output a long tool reports as it goes; kept if the run is interrupted.

@@ -208,6 +208,7 @@ class Conversations:
                 chosen.name,
                 chosen.rule,
             )
+            actor = actor_of(message.author)
             request = RunRequest.for_message(
                 user_id=message.author.id,
                 user_name=message.author.display_name,
@@ -216,7 +217,9 @@ class Conversations:
                 handler=chosen.name,
                 timezone=timezone,
                 origin_message_id=message.id,
-                is_admin=staff.permissions.is_approver(actor_of(message.author)),
+                is_admin=staff.permissions.is_approver(actor),
+                role_ids=tuple(sorted(actor.role_ids)),
+                manages_server=staff.permissions.is_server_admin(actor),
                 language=language,
                 shared=shared,
             )

@@ -14,7 +14,7 @@ from discord.ext import commands
 from bot.i18n import Language, Text, language_of_locale, replies
 from bot.members.preferences import UnknownTimezone, UserPreferences, timezone_names
 from bot.reminders.buttons import when_said
-from bot.reminders.display import ReminderView, summary_en
+from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     NotReminderOwner,
     ReminderClosed,
@@ -22,7 +22,8 @@ from bot.reminders.errors import (
     ReminderNotFound,
 )
 from bot.reminders.service import MAX_LISTED, ReminderService
-from bot.reminders.times import local_text
+from bot.schedule.times import local_text
+from bot.schedule.words import summary_en
 from bot.text.clip import clip
 
 # Discord allows at most 25 options in a select menu and 25 autocomplete choices.

@@ -68,7 +68,7 @@ def panel(config: ServerConfig, language: Language) -> discord.Embed:
 CHANNEL_SETTINGS = frozenset(
     {"answer_channels", "weather_channel", "tips_channel", "word_pool_channels"}
 )
-ROLE_SETTINGS = frozenset({"approver_roles", "editor_roles"})
+ROLE_SETTINGS = frozenset({"approver_roles", "editor_roles", "task_creator_roles"})
 
 
 def _check_belongs(name: str, value: Any, guild: discord.Guild | None) -> None:

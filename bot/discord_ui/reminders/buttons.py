@@ -15,7 +15,7 @@ from bot.discord_ui.failures import failures_told
 from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
 from bot.reminders.buttons import ButtonReply, ReminderButtons, when_said
-from bot.reminders.times import localize
+from bot.schedule.times import localize
 
 # "Tomorrow morning" is this local time.
 MORNING = time(8, 0)

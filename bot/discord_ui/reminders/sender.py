@@ -11,8 +11,8 @@ from bot.discord_ui.reminders.buttons import reminder_view
 from bot.discord_ui.sends import classify, only
 from bot.i18n import LANGUAGES, Language, posts
 from bot.reminders.delivery.sender import ReminderDelivery
-from bot.reminders.times import ENGLISH_UNITS, duration_text
 from bot.runtime.send_failures import RetryableSendError
+from bot.schedule.times import ENGLISH_UNITS, duration_text
 from bot.servers.directory import ServerDirectory
 from bot.text.clip import clip
 

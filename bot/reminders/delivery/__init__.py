@@ -7,7 +7,8 @@ How a due reminder travels (files in order):
 - `scope.py`: which rows this engine may take (the bot's or the console's; this process's shards).
 - `ledger.py` with `claims.py`: claiming rows under a lease (SKIP LOCKED on PostgreSQL) and
   recording outcomes as conditional updates; `batching.py` commits bursts of outcomes together.
-- `lanes.py` and `pacing.py`: one channel's posts in order, paced below Discord's limits.
+- `lanes.py` and `bot/runtime/pacing.py`: one channel's posts in order, paced below Discord's
+  limits.
 - `courier.py`: posts one claim through `sender.py` (the seam to Discord, with a deterministic
   nonce) and applies the failure policy stored in the row.
 """

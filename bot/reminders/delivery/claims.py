@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
 from bot.storage.reminders import Reminder
-
-
-def default_worker_id() -> str:
-    """host:pid:random, unique per process even when containers share a pid."""
-    return f"{socket.gethostname()[:24]}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from bot.reminders.delivery.sender import (
     ReminderSender,
     delivery_nonce,
 )
-from bot.reminders.display import summary, summary_en
-from bot.reminders.repeat import following, load_rule
-from bot.reminders.times import local_text
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
+from bot.schedule.repeat import following, load_rule
+from bot.schedule.times import local_text
+from bot.schedule.words import summary, summary_en
 
 log = logging.getLogger(__name__)
 

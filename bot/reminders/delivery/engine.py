@@ -20,15 +20,15 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.date import DateTrigger
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.reminders.delivery.claims import Claim, default_worker_id
+from bot.reminders.delivery.claims import Claim
 from bot.reminders.delivery.courier import ReminderCourier
 from bot.reminders.delivery.lanes import ChannelLanes
 from bot.reminders.delivery.ledger import DeliveryLedger
-from bot.reminders.delivery.pacing import SendPacer
 from bot.reminders.delivery.scope import ReminderScope
 from bot.reminders.delivery.sender import OwnerFailureNotifier, ReminderSender
 from bot.runtime.clock import Clock
-from bot.runtime.shards import ShardPlan
+from bot.runtime.pacing import SendPacer
+from bot.runtime.shards import ShardPlan, default_worker_id
 from bot.storage.outage import DatabaseHealth
 
 log = logging.getLogger(__name__)

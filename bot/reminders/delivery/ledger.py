@@ -26,8 +26,8 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.delivery.claims import Claim, Posted
-from bot.reminders.delivery.pacing import CHANNEL_WINDOW_SECONDS
 from bot.reminders.delivery.scope import ReminderScope, owned_by
+from bot.runtime.pacing import CHANNEL_WINDOW_SECONDS
 from bot.runtime.shards import ShardPlan
 from bot.storage.engine import UTCDateTime, database_now, one_writer, write_sessions
 from bot.storage.reminders import Reminder, ReminderState

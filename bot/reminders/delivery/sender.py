@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from bot.reminders.times import duration_text
+from bot.schedule.times import duration_text
 
 # Below this a reminder counts as on time and its message says nothing about lateness.
 LATE_AFTER = timedelta(minutes=1)

@@ -12,7 +12,7 @@ import jpholiday
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
-from bot.reminders.times import localize
+from bot.schedule.times import localize
 
 Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 RepeatKind = Literal[

@@ -1,0 +1,44 @@
+"""The tasks feature (core): its tools wherever a schedule may be asked for, and how to use them."""
+
+from __future__ import annotations
+
+from bot.agent.runs import PromptInput
+from bot.agent.tools import ToolRegistry
+from bot.handlers import router
+from bot.handlers.builder import AppBuilder, Section
+from bot.tasks.tools import TASK_TOOLS
+
+# Reminders, forecasts and questions all may be asked "every morning at 7": each such handler
+# offers the task tools, so a schedule that needs the model reaches them.
+OFFERED_IN = (router.REMINDER, router.WEATHER, router.GENERAL)
+TASK_TOOL_NAMES = frozenset(t.name for t in TASK_TOOLS)
+
+
+def task_section(registry: ToolRegistry) -> Section:
+    """When to schedule a task rather than a reminder, and the tools a task may name."""
+
+    async def section(prompt: PromptInput) -> str:
+        usable = sorted(
+            name
+            for name in registry.names()
+            if (found := registry.get(name)) is not None
+            and found.read_only
+            and name not in TASK_TOOL_NAMES
+        )
+        return (
+            "Scheduled tasks: when a member asks for something to be done on a schedule that "
+            "needs you each time (a summary, today's forecast, a list of events or reminders), "
+            "call create_task, not create_reminder: a reminder only repeats fixed text. Name in "
+            "`tools` the tools each run needs, from: " + ", ".join(usable) + ". Runs happen "
+            "unattended, so only read-only tools run by themselves; anything else waits for "
+            "the owner's approval. destination: here, dm (when they say DM me) or the channel "
+            "they name (<#id>)."
+        )
+
+    return section
+
+
+def register(app: AppBuilder, deps: object) -> None:
+    """Offer the task tools and say when to use them."""
+    app.add_tools(TASK_TOOLS, offered_in=OFFERED_IN)
+    app.add_section(task_section(app.registry), handlers=OFFERED_IN)

@@ -56,14 +56,12 @@ SEARCH_LOOK = Look(
 async def search_knowledge(
     ctx: ToolContext[KnowledgeDeps], query: str, limit: int = 5
 ) -> dict[str, Any]:
-    """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
-    searches) and return the best matching sections with the file path to cite as `出典: <path>`,
-    and, beside them, the matching notes members wrote in the server's notebook.
+    """Search the server's knowledge base (and its notebook): matching sections with the path
+    to cite.
 
     Args:
-        query: What to look for, in the user's own words (Japanese or English), e.g.
-            「サーバーへの参加方法」 or "how to report spam".
-        limit: How many sections to return, 1 to 10.
+        query: what to look for, in the member's words.
+        limit: how many sections, 1 to 10.
     """
     text = query.strip()
     if not text:

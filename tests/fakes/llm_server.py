@@ -283,8 +283,10 @@ class ChatRequest:
 
     @property
     def last_message(self) -> dict[str, Any]:
-        """Return the final message of the conversation."""
-        return self.messages[-1] if self.messages else {}
+        """Return the final message of the conversation (a user, assistant or tool message; a
+        system message after it, such as the prompt's context, is not the conversation's)."""
+        said = [m for m in self.messages if m.get("role") != "system"]
+        return said[-1] if said else (self.messages[-1] if self.messages else {})
 
     def messages_with_role(self, role: str) -> list[dict[str, Any]]:
         """Return the messages of one role, e.g. ``"tool"`` for tool results."""

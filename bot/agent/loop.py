@@ -21,7 +21,15 @@ from bot.agent.conversation.history import ConversationStore
 from bot.agent.conversation.parts import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, Payer, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
-from bot.agent.runs import Handler, PromptInput, RunRequest, RunState, Stopped, race
+from bot.agent.runs import (
+    Handler,
+    PromptInput,
+    RunRequest,
+    RunState,
+    Stopped,
+    laid_out,
+    race,
+)
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
 from bot.i18n import answers
@@ -229,8 +237,7 @@ class Agent:
             # Built once per run: its sections (knowledge, notes, topics) read the database
             # and the worker thread, and the run's inputs do not change between rounds.
             state.system_prompt = await handler.instructions(self._prompt_input(request, history))
-        messages: list[dict[str, Any]] = [{"role": "system", "content": state.system_prompt}]
-        messages += m.to_llm(history, state.images)
+        messages = laid_out(state.system_prompt, m.to_llm(history, state.images))
         tools: list[dict[str, Any]] | None = None
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})

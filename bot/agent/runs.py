@@ -8,7 +8,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.conversation import messages as m
@@ -33,11 +33,44 @@ class PromptInput:
 
 
 @dataclass(frozen=True)
+class Prompt:
+    """A run's system prompt in two parts, laid out for the providers' prefix caches.
+
+    `stable` (persona, rules, instructions; what changes at most once a day) opens the request,
+    so with the tools and the history it is the same from one message to the next; `context`
+    (the time, the member's name, excerpts and notes that match the message) changes with every
+    message and follows the member's latest message.
+    """
+
+    stable: str
+    context: str = ""
+
+
+def laid_out(prompt: Prompt, conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A round's messages: the stable part, the conversation, and the context right after the
+    member's latest message.
+
+    Placed there, the context keeps everything before it the same from one message to the next
+    (the stored history never holds it), and a turn's later rounds (tool results) extend the
+    request of its first round instead of changing it.
+    """
+    messages: list[dict[str, Any]] = [{"role": "system", "content": prompt.stable}]
+    messages += conversation
+    if prompt.context:
+        latest = max(
+            (i for i, message in enumerate(messages) if message.get("role") == "user"),
+            default=len(messages) - 1,
+        )
+        messages.insert(latest + 1, {"role": "system", "content": prompt.context})
+    return messages
+
+
+@dataclass(frozen=True)
 class Handler:
     """A way of answering: its system prompt and the tools it offers."""
 
     name: str
-    instructions: Callable[[PromptInput], Awaitable[str]]
+    instructions: Callable[[PromptInput], Awaitable[Prompt]]
     tools: tuple[str, ...] = ()
 
 
@@ -152,7 +185,7 @@ class RunState:
     decided: dict[str, ApprovalRequest] = field(default_factory=dict)
     claimed: set[int] = field(default_factory=set)
     # The handler's system prompt, built once per run.
-    system_prompt: str | None = None
+    system_prompt: Prompt | None = None
     # The context for the next model round when already known (a new message: the history
     # read before it plus the message), so the round needs no read of its own.
     context: list[m.Message] | None = None

@@ -1,11 +1,12 @@
-"""The chat feature: the persona and server topics in the chat prompt, and recent_topics."""
+"""The chat feature: the persona in the chat prompt, the server's topics in its context, and
+recent_topics."""
 
 from __future__ import annotations
 
 import asyncio
 
 from bot.agent.runs import PromptInput
-from bot.chat.persona import chat_instructions, persona_text
+from bot.chat.persona import chat_context, chat_instructions, persona_text
 from bot.chat.tips import TOPICS_NEEDED
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.words import mention_topic
@@ -13,29 +14,36 @@ from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.runtime.worker import in_worker
 
-# Recent server topics offered to the chat prompt.
-CHAT_TOPICS_IN_PROMPT = 8
+# Recent server topics offered to the chat prompt: they change with the talk, so they ride in
+# the context of every chat request (recent_topics gives more when asked).
+CHAT_TOPICS_IN_PROMPT = 5
 
 
 def register(app: AppBuilder, deps: ChatDeps) -> None:
-    """Offer recent_topics, add the chat instructions; the word pool flushes while running."""
+    """Offer recent_topics, add the chat instructions and the server's topics; the word pool
+    flushes while running."""
     settings = app.settings
 
     async def chat_section(prompt: PromptInput) -> str:
+        server = deps.servers.config(prompt.guild_id)
+        return chat_instructions(
+            await asyncio.to_thread(persona_text, settings, None, server.persona),
+            language=server.language,
+        )
+
+    async def chat_topics(prompt: PromptInput) -> str:
         # One read of the pool serves both the prompt's topics and the fallback tip topic.
         topics = await deps.word_pool.recent_topics(
             max(CHAT_TOPICS_IN_PROMPT, TOPICS_NEEDED), guild_id=prompt.guild_id
         )
-        server = deps.servers.config(prompt.guild_id)
-        return chat_instructions(
-            await asyncio.to_thread(persona_text, settings, None, server.persona),
+        return chat_context(
             [t.word for t in topics[:CHAT_TOPICS_IN_PROMPT]],
             await deps.tips.pick_tip_topic(topics, guild_id=prompt.guild_id),
             mention_topic=await in_worker(mention_topic, prompt.text),
-            language=server.language,
         )
 
     app.add_tools(CHAT_TOOLS, offered_in=[router.CHAT])
     app.add_section(chat_section, handlers=[router.CHAT])
+    app.add_context(chat_topics, handlers=[router.CHAT])
     app.on_start(deps.word_pool.start)
     app.on_close(deps.word_pool.close)

@@ -49,41 +49,36 @@ def persona_text(settings: Settings, kb_dir: Path | None = None, server: str = "
     return text[:MAX_PERSONA_CHARS] if text else DEFAULT_PERSONA
 
 
-def chat_instructions(
-    persona: str,
-    topics: Sequence[str] = (),
-    tip_topic: str | None = None,
-    mention_topic: str | None = None,
-    language: str = "ja",
+def chat_instructions(persona: str, language: str = "ja") -> str:
+    """The chat handler's stable instructions: the persona and the Tips habit (the topics that
+    feed it come with the context, see chat_context)."""
+    parts = [
+        persona.strip(),
+        "相手が暇そうなとき、話題がほしそうなとき、Tipsを頼まれたときは『どうでもいいTips』と"
+        "して豆知識をひとつだけ添えます。題材は「この発言の話題」についての豆知識、確かなものが"
+        "思いつかなければ「おすすめの題材」の豆知識（どちらも無ければ会話の話題から）。確かな事実"
+        "だけを書き、自信がなければ別のよく知られた事実にします。最近よく出る言葉は、話に合う"
+        "ときだけ自然に触れます。",
+    ]
+    if language == "en":
+        parts.append(ENGLISH_SERVER)
+    return "\n\n".join(parts)
+
+
+def chat_context(
+    topics: Sequence[str] = (), tip_topic: str | None = None, mention_topic: str | None = None
 ) -> str:
-    """The chat handler's system prompt: the persona, recent server topics and the Tips habit.
+    """The chat prompt's context: recent server topics and what a tip would be about.
 
     A tip is about what the member just talked about (mention_topic) when a true one fits, else
     about tip_topic from the server's word pool. The topics are given inline (read from the
     word pool by the handler) so that a plain chat reply needs a single model call.
     """
-    parts = [persona.strip(), "雑談モードです。相手の話にのって、楽しく短く返してください。"]
-    if language == "en":
-        parts.append(ENGLISH_SERVER)
+    parts = []
     if topics:
-        listed = "、".join(f"「{t}」" for t in topics)
-        parts.append(
-            f"最近このサーバーでよく出る言葉: {listed}。話の流れに合うときだけ自然に触れてください"
-            "（全部使おうとしないこと）。"
-        )
+        parts.append("最近よく出る言葉: " + "、".join(f"「{t}」" for t in topics))
     if mention_topic:
-        fallback = f"「{tip_topic}」の豆知識にしてください" if tip_topic else "Tipsは添えません"
-        tip = (
-            f"この発言の話題は「{mention_topic}」です。Tipsを添えるなら「{mention_topic}」についての"
-            f"豆知識にしてください。「{mention_topic}」で確かな豆知識が思いつかなければ{fallback}。"
-        )
-    elif tip_topic:
-        tip = f"題材は「{tip_topic}」がおすすめ。"
-    else:
-        tip = "題材は会話の話題から選んでください。"
-    parts.append(
-        "相手が暇そうなとき、話題がほしそうなとき、Tipsを頼まれたときは、"
-        "『どうでもいいTips』としてちょっとした豆知識をひとつだけ添えます。"
-        f"{tip}確かな事実だけを書き、自信がなければ別のよく知られた事実にしてください。"
-    )
-    return "\n\n".join(parts)
+        parts.append(f"この発言の話題: 「{mention_topic}」")
+    if tip_topic:
+        parts.append(f"おすすめの題材: 「{tip_topic}」")
+    return "\n".join(parts)

@@ -48,10 +48,9 @@ TOPICS_LOOK = Look(
 @tool(requires_approval=False, read_only=True, look=TOPICS_LOOK)
 async def recent_topics(
     ctx: ToolContext[ChatDeps],
-    limit: Annotated[int, Field(ge=1, le=30, description="how many topics to return (1-30)")] = 10,
+    limit: Annotated[int, Field(ge=1, le=30, description="how many, 1-30")] = 10,
 ) -> dict[str, Any]:
-    """Words people have been talking about recently in this server, strongest first.
-    Use it to pick a topic for small talk or a どうでもいいTips."""
+    """Words this server has been talking about lately, strongest first."""
     return _as_output(await ctx.deps.word_pool.recent_topics(limit, guild_id=ctx.guild_id))
 
 

@@ -52,9 +52,14 @@ class AppBuilder:
             self._parts.add_tools(handler, [t.name for t in tools])
 
     def add_section(self, section: Section, *, handlers: Sequence[str]) -> None:
-        """Add a prompt section to these handlers' system prompts."""
+        """Add a stable section to these handlers' system prompts (see HandlerParts)."""
         for handler in handlers:
             self._parts.add_section(handler, section)
+
+    def add_context(self, section: Section, *, handlers: Sequence[str]) -> None:
+        """Add a context section, which depends on the message, to these handlers' prompts."""
+        for handler in handlers:
+            self._parts.add_context(handler, section)
 
     def on_start(self, start: Start) -> None:
         """Run start when the bot (or the console) starts serving."""

@@ -1,5 +1,10 @@
-"""The handlers: each is a system prompt (shared rules, the current time, its own sections) plus
-a tool set, built from what the features offer."""
+"""The handlers: each is a system prompt plus a tool set, built from what the features offer.
+
+A prompt has two parts (see `Prompt`): the stable part (the shared rules, the handler's own
+text, the features' instructions) and the context (what matches this message, and the time,
+last). Only the context changes from one message to the next, so a provider's prefix cache
+keeps the stable part, the tools and the history.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.agent.loop import Handler, PromptInput
+from bot.agent.runs import Prompt
 from bot.handlers import router
 
 Section = Callable[[PromptInput], Awaitable[str]]
@@ -14,48 +20,51 @@ Section = Callable[[PromptInput], Awaitable[str]]
 WEEKDAYS_JA = "月火水木金土日"
 
 BASE_RULES = (
-    "あなたは Discord サーバーの相棒ボット「Otomo（お供）」です。"
-    "You are Otomo, a companion bot on a Discord server for a Japanese-speaking community.\n"
-    "- Reply in the language the user wrote in (Japanese by default), friendly and brief.\n"
-    "- Use Discord markdown. Keep answers under about 1,500 characters unless asked for more.\n"
-    "- Never write @everyone or @here and never mention roles.\n"
-    "- When a tool call is rejected or fails, say so plainly; do not retry a rejected call "
-    "unless the user asks again.\n"
-    "- Do not invent facts about this server: use the knowledge base when it is offered."
+    "You are Otomo (お供), a companion bot on the Discord server of a Japanese-speaking "
+    "community.\n"
+    "- Reply in the member's language (Japanese by default), friendly and brief, in Discord "
+    "markdown, under about 1,500 characters unless asked for more.\n"
+    "- Never write @everyone or @here, never mention roles.\n"
+    "- Say plainly when a tool call was rejected or failed; retry a rejected call only when "
+    "the member asks again.\n"
+    "- Never invent facts about this server."
 )
 
 
 def now_line(prompt: PromptInput) -> str:
-    """The current local date, time, weekday and zone, which the model needs for dates."""
+    """The current local date, time, weekday and zone, which the model needs for dates (who
+    speaks is in the messages: each starts with its author's name)."""
     local = prompt.local_now
     weekday = WEEKDAYS_JA[local.weekday()]
-    return (
-        f"現在日時 / Now: {local:%Y-%m-%d} ({weekday}, {local:%A}) {local:%H:%M}, "
-        f"time zone {prompt.timezone.key}. The user is {prompt.user_name}."
-    )
+    return f"Now: {local:%Y-%m-%d} ({weekday}) {local:%H:%M} {prompt.timezone.key}"
 
 
-def compose(prompt: PromptInput, *sections: str) -> str:
-    """Base rules, the current time, then the handler's own sections (empty ones skipped)."""
-    parts = [BASE_RULES, now_line(prompt), *[s.strip() for s in sections if s and s.strip()]]
-    return "\n\n".join(parts)
+def joined(*sections: str) -> str:
+    """Sections one after another, empty ones skipped."""
+    return "\n\n".join(s.strip() for s in sections if s and s.strip())
+
+
+def compose(prompt: PromptInput, stable: Sequence[str], context: Sequence[str] = ()) -> Prompt:
+    """The base rules and the handler's stable sections; the context sections, then the time."""
+    return Prompt(joined(BASE_RULES, *stable), joined(*context, now_line(prompt)))
 
 
 GENERAL_TEXT = (
-    "You handle general questions about this server and anything else. Prefer the knowledge "
-    "base; when it has nothing, say so and offer a web search if that tool is available."
+    "You answer questions about this server and anything else. Prefer the knowledge base; "
+    "when it has nothing, say so and offer a web search if that tool is available."
 )
-REMINDER_TEXT = "You manage the user's reminders with your tools."
-WEATHER_TEXT = "You are a friendly weather forecaster; name the place and the day you answer for."
+REMINDER_TEXT = "You manage the member's reminders with your tools."
 CHAT_TEXT = "Chat playfully and briefly, like a friend in the server."
 
 
 @dataclass
 class HandlerParts:
-    """What the features contribute: tool names and prompt sections per handler."""
+    """What the features contribute: tool names, stable prompt sections and context sections
+    per handler."""
 
     tools: dict[str, list[str]] = field(default_factory=dict)
     sections: dict[str, list[Section]] = field(default_factory=dict)
+    contexts: dict[str, list[Section]] = field(default_factory=dict)
 
     def add_tools(self, handler: str, names: Sequence[str]) -> None:
         """Offer these tools in a handler (order kept, duplicates ignored)."""
@@ -63,8 +72,14 @@ class HandlerParts:
         current.extend(n for n in names if n not in current)
 
     def add_section(self, handler: str, section: Section) -> None:
-        """Add a prompt section to a handler ("*" for every handler)."""
+        """Add a stable prompt section to a handler ("*" for every handler): text that changes
+        only with the server's settings, the knowledge base or the day."""
         self.sections.setdefault(handler, []).append(section)
+
+    def add_context(self, handler: str, section: Section) -> None:
+        """Add a context section to a handler ("*" for every handler): text that depends on
+        the message (excerpts, notes, topics)."""
+        self.contexts.setdefault(handler, []).append(section)
 
 
 def _static(text: str) -> Section:
@@ -80,15 +95,25 @@ def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
     defaults = {
         router.GENERAL: GENERAL_TEXT,
         router.REMINDER: REMINDER_TEXT,
-        router.WEATHER: WEATHER_TEXT,
+        # The weather feature's instructions say who answers and how.
+        router.WEATHER: "",
         router.CHAT: CHAT_TEXT,
     }
     handlers: dict[str, Handler] = {}
     for name, text in defaults.items():
-        sections = [_static(text), *parts.sections.get(name, []), *parts.sections.get("*", [])]
+        stable = [_static(text), *parts.sections.get(name, []), *parts.sections.get("*", [])]
+        context = [*parts.contexts.get(name, []), *parts.contexts.get("*", [])]
 
-        async def instructions(prompt: PromptInput, sections: list[Section] = sections) -> str:
-            return compose(prompt, *[await section(prompt) for section in sections])
+        async def instructions(
+            prompt: PromptInput,
+            stable: list[Section] = stable,
+            context: list[Section] = context,
+        ) -> Prompt:
+            return compose(
+                prompt,
+                [await section(prompt) for section in stable],
+                [await section(prompt) for section in context],
+            )
 
         handlers[name] = Handler(name, instructions, tuple(parts.tools.get(name, [])))
     return with_runner_ups(handlers)

@@ -1,12 +1,12 @@
-"""The knowledge feature: search, reading (and web search when configured) in the general and
-chat handlers; the best excerpts, the knowledge base's outline and the instructions to cite them
-in their prompts; and the index's hot reload."""
+"""The knowledge feature: search and reading in the general and chat handlers (and web search,
+when configured, in the general one); the outline of the pages and the instructions to cite them
+in their prompts' stable part, the best excerpts in their context; and the index's hot reload."""
 
 from __future__ import annotations
 
 from bot.agent.runs import PromptInput
 from bot.handlers import router
-from bot.handlers.builder import AppBuilder
+from bot.handlers.builder import AppBuilder, Section
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
 from bot.knowledge.ranking import KnowledgeHit
@@ -73,65 +73,65 @@ async def context_for(
 def knowledge_instructions(*, web_search_available: bool = False) -> str:
     """System-prompt text on using the knowledge base and citing it."""
     web = (
-        "それでも見つからず最新の情報が必要なら、web_search ツールで調べられる（実行にはユーザーの"
-        "承認が要る）。web 検索の結果を使ったら番号付きで URL を出典として示す。"
+        "それでも無く最新の情報が要るなら web_search（ユーザーの承認が要る）で調べ、使った URL "
+        "を番号付きで出典に示す。"
         if web_search_available
-        else "それでも見つからなければ、推測で答えず「ナレッジベースには載っていない」と伝える。"
+        else "それでも無ければ推測せず「ナレッジベースには載っていない」と伝える。"
     )
     return (
-        "サーバーのナレッジベース（管理者が書いた knowledge_base/ 以下の Markdown）について:\n"
-        "- <knowledge> ブロックの抜粋が与えられたら、それを最も信頼できる情報源として答える。"
-        "抜粋で答えられるなら検索ツールを呼ばない。\n"
-        "- 抜粋が無いか足りないときは search_knowledge ツールで探す。query はユーザーの言葉のまま、"
-        "also にはページに書かれていそうな言葉を日本語と英語の両方で足す"
-        '（例: 「友達呼びたい」→ also: ["招待リンク", "invite link"]）。\n'
-        "- 質問とページの言葉が違うことは多い。検索で良く当たらない（note が Nothing matched well "
-        "と言う）ときや、<knowledge_outline> に意味の合うページがあるときは、そのページと節を "
-        "read_knowledge(page, section) で読んでから答える。" + web + "\n"
-        "- ナレッジベースを使って答えたら、回答の最後に使ったファイルを "
-        "`出典: knowledge_base/faq.md` の形で書く（複数なら読点で区切る）。パスは抜粋、検索結果、"
-        "read_knowledge の source に書かれたものをそのまま使い、作らない。\n"
-        "- 「(saved web search)」と付いた抜粋は過去の web 検索の保存で、古い可能性がある。"
-        "日付に触れて使う。\n"
-        "Answer in the user's language; the citation format stays `出典: <path>` "
-        "(in English replies `Source: <path>` is also fine)."
+        "ナレッジベース（管理者が書いた knowledge_base/ の Markdown）:\n"
+        "- <knowledge> の抜粋が最も信頼できる情報源。足りなければ search_knowledge で探す"
+        "（also にページにありそうな言葉を日本語と英語で足す）。当たらないときや "
+        "<knowledge_outline> に意味の合うページがあるときは read_knowledge(page, section) で"
+        "読んでから答える。"
+        + web
+        + "\n- 使ったファイルを回答の最後に `出典: knowledge_base/faq.md` の形で書く（パスは"
+        "抜粋、検索結果、read_knowledge の source のまま。英語なら `Source: <path>` も可）。\n"
+        "- 「(saved web search)」付きは過去の web 検索の保存で、古いかもしれない。日付に触れて"
+        "使う。"
     )
-
-
-HANDLERS = (router.GENERAL, router.CHAT)
 
 
 def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
-    """Offer the search tools, add the instructions and excerpts, run the hot reload."""
-    searching = [*KNOWLEDGE_TOOLS, *web_tools(app.settings)]
-    web_available = any(t.name == "web_search" for t in searching)
+    """Offer the search and reading tools (web search in the general handler only), the instructions
+    and outline, the excerpts that match the message, run the hot reload."""
+    web = web_tools(app.settings)
     budget = app.settings.kb_context_chars
     knowledge = deps.knowledge
 
-    async def knowledge_section(prompt: PromptInput) -> str:
+    def instructions(web_search_available: bool) -> Section:
+        # The stable part: it changes only when the knowledge base changes (an outline of its
+        # pages belongs here too), so a provider's prefix cache keeps it.
+        text = knowledge_instructions(web_search_available=web_search_available)
+
+        async def section(_: PromptInput) -> str:
+            return text
+
+        return section
+
+    async def excerpts(prompt: PromptInput) -> str:
         await knowledge.ensure_started()  # a prompt may come before the bot starts serving
-        excerpts = await context_for(
+        return await context_for(
             knowledge, prompt.text, budget_chars=budget, scope=ServerScope.of(prompt.guild_id)
-        )
-        return "\n\n".join(
-            part
-            for part in (knowledge_instructions(web_search_available=web_available), excerpts)
-            if part
         )
 
     outliner = Outliner(knowledge, app.settings.kb_outline_chars)
 
-    async def outline_section(prompt: PromptInput) -> str:
-        # Its own section: the same text for every question while the files stay unchanged
-        # (when the whole outline fits), so it can sit in the prompt's cached part.
+    async def outline(prompt: PromptInput) -> str:
+        # The same text for every question while the files stay unchanged (when the whole
+        # outline fits), so it sits in the prompt's stable part, after the instructions.
         await knowledge.ensure_started()
         return await outliner.outline(
             prompt.text[:MAX_QUERY_CHARS], ServerScope.of(prompt.guild_id)
         )
 
-    app.add_tools(searching, offered_in=HANDLERS)
-    # The outline first: it is stable, the excerpts after it change with every question.
-    app.add_section(outline_section, handlers=HANDLERS)
-    app.add_section(knowledge_section, handlers=HANDLERS)
+    app.add_tools(KNOWLEDGE_TOOLS, offered_in=[router.GENERAL, router.CHAT])
+    # A web search costs credits and an approval: the general handler's answer to a question
+    # the knowledge base cannot answer, never part of small talk.
+    app.add_tools(web, offered_in=[router.GENERAL])
+    app.add_section(instructions(bool(web)), handlers=[router.GENERAL])
+    app.add_section(instructions(False), handlers=[router.CHAT])
+    app.add_section(outline, handlers=[router.GENERAL, router.CHAT])
+    app.add_context(excerpts, handlers=[router.GENERAL, router.CHAT])
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)

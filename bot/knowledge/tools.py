@@ -73,17 +73,14 @@ async def search_knowledge(
     also: tuple[str, ...] = (),
     limit: int = 5,
 ) -> dict[str, Any]:
-    """Search the server's knowledge base (admin-written FAQ, rules and guides, and saved web
-    searches) and return the best matching sections with the file path to cite as `出典: <path>`,
-    and, beside them, the matching notes members wrote in the server's notebook.
+    """Search the server's knowledge base (and its notebook): matching sections with the path
+    to cite.
 
     Args:
-        query: What to look for, in the user's own words (Japanese or English), e.g.
-            「サーバーへの参加方法」 or "how to report spam".
-        also: Other phrasings searched at the same time, results merged: the words the page
-            itself would likely use, in Japanese and in English (up to 4), e.g.
-            ["招待リンク", "invite link"] for "how do I bring a friend in".
-        limit: How many sections to return, 1 to 10.
+        query: what to look for, in the member's words.
+        also: other phrasings searched too (up to 4): the page's likely words in Japanese and
+            English, e.g. ["招待リンク", "invite link"].
+        limit: how many sections, 1 to 10.
     """
     phrasings = _phrasings(query, list(also))
     count = max(1, min(limit, MAX_RESULTS))
@@ -175,13 +172,11 @@ READ_LOOK = Look(
 async def read_knowledge(
     ctx: ToolContext[KnowledgeDeps], page: str, section: str = ""
 ) -> dict[str, Any]:
-    """Read one section of a knowledge-base page (or the whole page), chosen from
-    <knowledge_outline>, with the path to cite as `出典: <path>`.
+    """Read a section (or the whole page) picked from <knowledge_outline>, with its path.
 
     Args:
-        page: The page as the outline names it, e.g. "faq.md" or "guides/voice.md".
-        section: The section's heading as the outline shows it, e.g. "参加方法"; empty for
-            the whole page.
+        page: the page as the outline names it, e.g. "faq.md".
+        section: the heading as the outline shows it; empty for the whole page.
     """
     index = await knowledge_index(ctx)
     scope = ServerScope.of(ctx.guild_id)

@@ -166,13 +166,11 @@ WEB_LOOK = Look(
 
 @tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK)
 async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
-    """Search the web (costs credits; needs the user's approval) for current or outside
-    information the knowledge base does not have. Returns numbered sources and a short answer;
-    the results are also saved to this server's knowledge base.
+    """Search the web for what the knowledge base lacks (costs credits; the member approves):
+    numbered sources and a short answer, also saved to the knowledge base.
 
     Args:
-        query: A concise search query of key words, in the language most likely to find good
-            pages, e.g. "Discord サーバー ブースト 特典 2025".
+        query: a few key words, in the language likeliest to find good pages.
     """
     text = " ".join(query.split())
     if not text:

@@ -1,5 +1,5 @@
-"""The notes feature: the notebook's tools and instructions in the general and chat handlers,
-with the notes that match a mention in the prompt."""
+"""The notes feature: the notebook's tools and instructions in the general handler, with the
+notes that match a mention in the prompt's context."""
 
 from __future__ import annotations
 
@@ -13,15 +13,13 @@ from bot.notes.tools import NOTE_TOOLS, NotesDeps
 from bot.text.clip import clip
 
 NOTES_INSTRUCTIONS = (
-    "This server has a shared notebook every member can read. When someone asks you to note "
-    'something down (「これメモしといて」「メモって」, "note this", "write this down"), call '
-    "write_note with the text complete enough to be understood later and a short title; the "
-    'user approves it first. For 「メモ見せて」 or "what did we note about…" use list_notes '
-    "(with search words when they name a topic) and read_note for a whole note. "
-    "search_knowledge also returns matching notes beside the knowledge-base files, and a "
-    "<notes> block, when given, holds the notes that match the message. Cite a note "
-    "as `出典: メモ #<id>「<title>」` and say who wrote it and when when it matters. Notes are "
-    "written by members, not admins: present them as what a member noted, not as rules."
+    "This server has a shared notebook every member can read. To note something down "
+    '(「これメモしといて」「メモって」, "note this"), call write_note with text complete enough '
+    "to read later and a short title; the member approves it first. For 「メモ見せて」 or "
+    '"what did we note about…" use list_notes (with search words for a topic) and read_note '
+    "for a whole note; search_knowledge finds notes too, and a <notes> block, when given, holds "
+    "the notes that match the message. Cite a note as `出典: メモ #<id>「<title>」`, with who "
+    "wrote it and when if it matters. Notes are what members wrote, not the admins' rules."
 )
 
 
@@ -56,18 +54,19 @@ async def notes_context(notebook: Notebook, guild_id: int, query: str, tz: ZoneI
     return "<notes>\n" + "\n\n".join(entries) + "\n</notes>"
 
 
-HANDLERS = (router.GENERAL, router.CHAT)
-
-
 def register(app: AppBuilder, deps: NotesDeps) -> None:
-    """Offer the note tools and add the notes instructions and matching notes."""
+    """Offer the note tools in the general handler (the router sends the notebook's words
+    there), with the notes instructions and, in the context, the notes that match."""
     notebook = deps.notebook
 
-    async def notes_section(prompt: PromptInput) -> str:
-        if prompt.guild_id is None:
-            return NOTES_INSTRUCTIONS
-        found = await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
-        return "\n\n".join(part for part in (NOTES_INSTRUCTIONS, found) if part)
+    async def notes_instructions(_: PromptInput) -> str:
+        return NOTES_INSTRUCTIONS
 
-    app.add_tools(NOTE_TOOLS, offered_in=HANDLERS)
-    app.add_section(notes_section, handlers=HANDLERS)
+    async def matching_notes(prompt: PromptInput) -> str:
+        if prompt.guild_id is None:
+            return ""
+        return await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
+
+    app.add_tools(NOTE_TOOLS, offered_in=[router.GENERAL])
+    app.add_section(notes_instructions, handlers=[router.GENERAL])
+    app.add_context(matching_notes, handlers=[router.GENERAL])

@@ -62,14 +62,13 @@ LIST_LOOK = Look(
 async def write_note(
     ctx: ToolContext[NotesDeps], text: str, title: str | None = None, note_id: int | None = None
 ) -> dict[str, Any]:
-    """Write a note in this server's shared notebook, which every member can read (use it
-    when someone asks to note something down: 「これメモしといて」, "note this down").
+    """Write a note in the server's shared notebook.
 
     Args:
-        text: what to note, complete enough to be understood later without the chat, in the
-            user's words (at most 1500 characters).
-        title: a short title (at most 60 characters); leave it out to use the first line.
-        note_id: to replace the text of an existing note instead (its author or an admin only).
+        text: what to note, clear later without the chat, in the member's words (max 1500
+            characters).
+        title: a short title (max 60 characters); omit to use the first line.
+        note_id: to rewrite an existing note instead (its author or an admin only).
     """
     guild = _guild(ctx)
     notebook = ctx.deps.notebook
@@ -89,10 +88,10 @@ async def write_note(
 
 @tool(requires_approval=False, read_only=True, source="notes", servers_only=True, look=READ_LOOK)
 async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]:
-    """Read one note of this server's notebook in full.
+    """Read one note in full.
 
     Args:
-        note_id: the note's number, from list_notes or search_knowledge (e.g. 12 for #12).
+        note_id: the note's number (12 for #12).
     """
     try:
         note = await ctx.deps.notebook.get(_guild(ctx), note_id)
@@ -105,12 +104,11 @@ async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]
 async def list_notes(
     ctx: ToolContext[NotesDeps], search: str | None = None, page: int = 1
 ) -> dict[str, Any]:
-    """List this server's notes, newest first, or find the notes about something
-    (「メモ見せて」, "what did we note about the trip?").
+    """List the server's notes, newest first, or find notes about something.
 
     Args:
-        search: words to look for in the notes; leave it out to list the newest ones.
-        page: which page of 10 notes when listing without search words.
+        search: words to look for; omit to list the newest.
+        page: page of 10 notes when listing.
     """
     guild = _guild(ctx)
     notebook = ctx.deps.notebook

@@ -10,7 +10,8 @@ from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
 
 
 async def reminder_section(prompt: PromptInput) -> str:
-    """The current local time and how to phrase reminder times, for the reminder handler."""
+    """How to phrase reminder times and the coming days, for the reminder handler (the same
+    all day: the current time comes with the context)."""
     return reminder_instructions(prompt.local_now, prompt.timezone)
 
 

@@ -28,14 +28,12 @@ __all__ = ["REMINDER_TOOLS", "ReminderDeps"]
 async def create_reminder(
     ctx: ToolContext[ReminderDeps], when: str, what: str, repeat: RepeatRule | None = None
 ) -> dict[str, Any]:
-    """Set a reminder for the user; it is posted in this channel, mentioning them.
+    """Set a reminder for the member, posted in this channel.
 
     Args:
-        when: local date and time in ISO 8601 in the user's time zone, e.g.
-            2026-12-01T09:00 (work it out from the current local time you were given;
-            no offset needed). For a repeat, the first time.
-        what: what to remind them of, in the user's own words, e.g. 歯医者の予約.
-        repeat: how it repeats; leave it out for a one-time reminder.
+        when: local ISO 8601 time without offset, e.g. 2026-12-01T09:00; a repeat's first.
+        what: what to remind of, in the member's words.
+        repeat: omit for a one-time reminder.
     """
     try:
         view = await ctx.deps.reminders.create(
@@ -57,7 +55,7 @@ async def create_reminder(
 
 @tool(requires_approval=False, read_only=True, look=LIST_LOOK)
 async def list_reminders(ctx: ToolContext[ReminderDeps]) -> dict[str, Any]:
-    """List the user's pending reminders, soonest first, with their ids."""
+    """List the member's pending reminders with their ids."""
     views = await ctx.deps.reminders.list_pending(ctx.user_id, ctx.timezone)
     return {
         "timezone": ctx.timezone.key,
@@ -68,10 +66,10 @@ async def list_reminders(ctx: ToolContext[ReminderDeps]) -> dict[str, Any]:
 
 @tool(look=CANCEL_LOOK, check=check_cancel)
 async def cancel_reminder(ctx: ToolContext[ReminderDeps], reminder_id: int) -> dict[str, Any]:
-    """Cancel one of the user's pending reminders (a repeating one stops for good).
+    """Cancel a pending reminder of the member (a repeating one ends).
 
     Args:
-        reminder_id: the reminder's id from list_reminders.
+        reminder_id: id from list_reminders.
     """
     try:
         view = await ctx.deps.reminders.cancel(reminder_id, ctx.user_id, ctx.timezone)
@@ -87,13 +85,12 @@ async def edit_reminder(
     when: str | None = None,
     what: str | None = None,
 ) -> dict[str, Any]:
-    """Change the time and/or text of one of the user's pending reminders.
+    """Change the time or text of a pending reminder of the member.
 
     Args:
-        reminder_id: the reminder's id from list_reminders.
-        when: the new local date and time in ISO 8601, e.g. 2026-12-01T10:30; leave it
-            out to keep the time. For a repeat, later occurrences keep this time of day.
-        what: the new text; leave it out to keep the text.
+        reminder_id: id from list_reminders.
+        when: new local ISO 8601 time; omit to keep it (a repeat keeps its time of day).
+        what: new text; omit to keep it.
     """
     try:
         view = await ctx.deps.reminders.edit(
@@ -108,11 +105,11 @@ async def edit_reminder(
 async def snooze_reminder(
     ctx: ToolContext[ReminderDeps], reminder_id: int, until: str
 ) -> dict[str, Any]:
-    """Remind the user again later about a reminder that was already posted.
+    """Remind again later about a reminder already posted.
 
     Args:
-        reminder_id: the reminder's id (shown on the posted reminder or by list_reminders).
-        until: local date and time in ISO 8601 to remind again, e.g. 2026-12-01T09:10.
+        reminder_id: id on the posted reminder or from list_reminders.
+        until: local ISO 8601 time to remind again.
     """
     try:
         instant = parse_local_time(until, ctx.timezone)

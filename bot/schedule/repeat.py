@@ -31,41 +31,31 @@ class RepeatTooFrequent(ValueError):
 
 
 class RepeatRule(BaseModel):
-    """How a reminder repeats; omit it for a one-time reminder."""
+    """How a reminder repeats."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: RepeatKind = Field(
-        description=(
-            "daily; weekdays (Monday-Friday); weekly (on days_of_week); monthly (on "
-            "day_of_month); every_minutes / every_hours / every_days (every `interval` units)"
-        )
+        description="weekly takes days_of_week, monthly day_of_month, every_* interval"
     )
-    interval: int = Field(
-        1, ge=1, le=10000, description="N for every_minutes / every_hours / every_days"
-    )
+    interval: int = Field(1, ge=1, le=10000, description="N of every_*")
     days_of_week: list[Weekday] | None = Field(
-        None, description='weekly only: e.g. ["mon", "thu"]; default the first day\'s weekday'
+        None, description='weekly: e.g. ["mon","thu"]; default the first day\'s'
     )
     day_of_month: int | None = Field(
         None,
         ge=1,
         le=31,
-        description="monthly only: 1-31 (29-31 fall on the last day of shorter months); "
-        "default the first day's date",
+        description="monthly: 1-31 (29-31: a shorter month's last day); default the first day's",
     )
     count: int | None = Field(
         None,
         ge=1,
         le=10000,
-        description="stop after this many reminders in all, the first included",
+        description="how many times in all",
     )
-    until: date | None = Field(
-        None, description="last local date (YYYY-MM-DD) on which it may fire"
-    )
-    skip_holidays: bool = Field(
-        False, description="skip Japanese public holidays (weekdays always skips weekends)"
-    )
+    until: date | None = Field(None, description="last local date it may fire")
+    skip_holidays: bool = Field(False, description="skip Japanese public holidays")
     # The wall-clock time the series keeps (so 09:00 stays 09:00 across DST); set by the service.
     at: SkipJsonSchema[time | None] = None
 

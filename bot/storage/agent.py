@@ -104,6 +104,8 @@ class LLMCall(Base):
     latency_ms: Mapped[float] = mapped_column(Float)
     tokens_in: Mapped[int | None] = mapped_column(Integer)
     tokens_out: Mapped[int | None] = mapped_column(Integer)
+    # Of tokens_in, those the provider read from its prompt cache (None: none, or not reported).
+    tokens_cached: Mapped[int | None] = mapped_column(Integer)
     error: Mapped[str | None] = mapped_column(Text)
     prompt: Mapped[str | None] = mapped_column(Text)
     response: Mapped[str | None] = mapped_column(Text)

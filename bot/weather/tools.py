@@ -83,13 +83,12 @@ FORECAST_LOOK = Look(
 async def get_forecast(
     ctx: ToolContext[WeatherDeps], day: str, place: str | None = None
 ) -> dict[str, Any]:
-    """Weather forecast for one day at one place: conditions, high/low °C, rain chance for
-    morning/afternoon/evening, humidity, wind, laundry index with advice, and umbrella advice.
+    """One day's forecast at one place: weather, high/low °C, rain chance by part of the day,
+    wind, laundry and umbrella advice.
 
     Args:
-        day: today, tomorrow, day after tomorrow, or a date YYYY-MM-DD within the next 7 days.
-        place: city or prefecture as the user wrote it (e.g. 東京, 大阪府, Sapporo); leave
-            it out when the user names no place, to use the server's default place.
+        day: today, tomorrow, day after tomorrow, or YYYY-MM-DD within 7 days.
+        place: city or prefecture as written (東京, 大阪府, Sapporo); omit for the default.
     """
     return await _answer(ctx.deps.weather, place, day)
 

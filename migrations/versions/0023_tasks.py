@@ -1,7 +1,7 @@
 """scheduled tasks and the history of their runs
 
 Revision ID: 0023
-Revises: 0020
+Revises: 0022
 Create Date: 2026-12-07
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from alembic import op
 import bot.storage.engine
 
 revision: str = "0023"
-down_revision: str | None = "0020"
+down_revision: str | None = "0022"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

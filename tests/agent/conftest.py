@@ -14,6 +14,7 @@ from bot.agent.approvals.service import ApprovalService
 from bot.agent.conversation.history import ConversationStore
 from bot.agent.llm.client import LLMClient
 from bot.agent.loop import Agent, Handler, PromptInput, RunRequest
+from bot.agent.runs import Prompt
 from bot.agent.tools import Tool, ToolContext, ToolError, ToolRegistry, tool
 from bot.i18n import Language
 from bot.runtime.clock import ManualClock
@@ -79,8 +80,8 @@ def make_tools(book: Notebook) -> list[Tool]:
 TOOL_NAMES = ("add_note", "count_notes", "explode", "slow", "long_job")
 
 
-async def _instructions(prompt: PromptInput) -> str:
-    return f"You are a test assistant. Now {prompt.local_now:%Y-%m-%d %H:%M}."
+async def _instructions(prompt: PromptInput) -> Prompt:
+    return Prompt("You are a test assistant.", f"Now {prompt.local_now:%Y-%m-%d %H:%M}.")
 
 
 @dataclass

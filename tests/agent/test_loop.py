@@ -41,8 +41,10 @@ async def test_plain_reply_costs_one_llm_call_and_streams_deltas(rig: Rig) -> No
     assert rig.llm.request_count == 1
     request = rig.llm.last_request
     assert request.stream is True
-    assert request.messages[0]["role"] == "system"
-    assert request.messages[-1] == {"role": "user", "content": "user100: こんにちは"}
+    assert request.messages[0] == {"role": "system", "content": "You are a test assistant."}
+    # The context (the time) follows the member's message: see test_prompt_layout.py.
+    assert request.messages[-2] == {"role": "user", "content": "user100: こんにちは"}
+    assert request.messages[-1] == {"role": "system", "content": "Now 2026-11-29 20:00."}
     assert set(request.tool_names) == {"add_note", "count_notes", "explode", "slow", "long_job"}
 
 
@@ -338,7 +340,7 @@ async def test_planning_round_without_a_tag_goes_on_to_the_tool_loop(rig: Rig) -
     assert events[-1] == ev.Done("0件です", "answered", events[-1].usage)
     assert rig.llm.request_count == 3
     assert rig.llm.requests[0].tools == [] and rig.llm.requests[1].tool_names
-    after_plan = rig.llm.requests[1].messages[-2:]
+    after_plan = rig.llm.requests[1].messages[-3:-1]
     assert after_plan == [
         {"role": "assistant", "content": "メモの数を確認しますね。"},
         {"role": "user", "content": "[continue]"},

@@ -43,7 +43,7 @@ async def test_a_replied_to_message_and_its_file_reach_the_model(rig: Rig) -> No
 
     await collect(rig.agent.run(rig.request(), "これまとめて", shared=Shared(quotes=(quote,))))
 
-    content = rig.llm.last_request.messages[-1]["content"]
+    content = rig.llm.last_request.messages_with_role("user")[-1]["content"]
     assert content == (
         '<replied_to author="Taro">\n議事録を貼ります\n'
         '<file name="minutes.txt">\n予算は12万円\n</file>\n</replied_to>\n\n'
@@ -89,7 +89,7 @@ async def test_a_vision_model_listed_by_the_operator_gets_image_parts(rig: Rig) 
 
     await collect(rig.agent.run(rig.request(), "", shared=Shared(files=(picture,))))
 
-    content = rig.llm.last_request.messages[-1]["content"]
+    content = rig.llm.last_request.messages_with_role("user")[-1]["content"]
     assert content[1]["image_url"]["url"].startswith("data:image/webp;base64,")
     stored = await rig.store.all("c10:u100")
     user = next(s.message for s in stored if isinstance(s.message, m.UserMessage))
@@ -131,7 +131,8 @@ async def test_logged_prompts_leave_the_image_data_out(rig: Rig) -> None:
 
     await collect(rig.agent.run(rig.request(), "何？", shared=Shared(files=(picture,))))
 
-    assert rig.llm.last_request.messages[-1]["content"][1]["image_url"]["url"].startswith("data:")
+    asked = rig.llm.last_request.messages_with_role("user")[-1]
+    assert asked["content"][1]["image_url"]["url"].startswith("data:")
     async with rig.database.sessions() as session:
         (call,) = (await session.scalars(select(LLMCall))).all()
     assert call.prompt is not None

@@ -6,7 +6,7 @@ import json
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.agent.tools import (
     Tool,
@@ -154,6 +154,70 @@ def test_arguments_are_checked_against_the_schema() -> None:
 
     _, problem = parse_arguments(forecast, "[1, 2]")
     assert problem is not None and "JSON object" in problem
+
+
+class Window(BaseModel):
+    """A time window."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: str
+    end: str | None = Field(None, description="leave out for an open end")
+
+
+@tool(requires_approval=False)
+async def book(
+    ctx: ToolContext, room: str, window: Window | None = None, note: str | None = None
+) -> str:
+    """Book a room.
+
+    Args:
+        room: which room.
+        window: when; leave it out for now.
+        note: a note for the others.
+    """
+    return room
+
+
+@tool(requires_approval=False)
+async def swap(ctx: ToolContext, first: Window, second: Window) -> str:
+    """Swap two windows."""
+    return "ok"
+
+
+def test_the_schema_keeps_only_what_the_model_needs() -> None:
+    parameters = book.schema()["function"]["parameters"]
+
+    # An optional field is its type, left out of required; a model used once is written inline.
+    assert parameters == {
+        "type": "object",
+        "properties": {
+            "room": {"type": "string", "description": "which room."},
+            "window": {
+                "type": "object",
+                "description": "when; leave it out for now.",
+                "properties": {
+                    "start": {"type": "string"},
+                    "end": {"type": "string", "description": "leave out for an open end"},
+                },
+                "required": ["start"],
+            },
+            "note": {"type": "string", "description": "a note for the others."},
+        },
+        "required": ["room"],
+    }
+    # A model used twice stays a definition both refer to.
+    shared = swap.schema()["function"]["parameters"]
+    assert set(shared["$defs"]) == {"Window"}
+    assert shared["properties"]["first"] == {"$ref": "#/$defs/Window"}
+
+
+def test_a_trimmed_schema_still_checks_the_arguments_in_full() -> None:
+    ok, problem = parse_arguments(book, '{"room": "A", "window": null, "note": null}')
+    assert problem is None and ok == {"room": "A", "window": None, "note": None}
+
+    _, problem = parse_arguments(book, '{"room": "A", "window": {"start": "9", "color": "red"}}')
+    assert problem is not None and "color" in problem
 
 
 def test_outcomes_serialise_as_the_model_expects() -> None:

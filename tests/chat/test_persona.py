@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.chat.persona import DEFAULT_PERSONA, MAX_PERSONA_CHARS, chat_instructions, persona_text
+from bot.chat.persona import (
+    DEFAULT_PERSONA,
+    MAX_PERSONA_CHARS,
+    chat_context,
+    chat_instructions,
+    persona_text,
+)
 from bot.settings import Settings
 
 
@@ -46,25 +52,29 @@ def test_an_empty_or_huge_persona_file_is_handled(tmp_path: Path) -> None:
     assert len(persona_text(Settings(), kb_dir=tmp_path)) == MAX_PERSONA_CHARS
 
 
-def test_chat_instructions_carry_the_persona_topics_and_the_tips_habit() -> None:
-    text = chat_instructions("陽気な猫", topics=["ラーメン", "サウナ"], tip_topic="サウナ")
+def test_chat_instructions_carry_the_persona_and_the_tips_habit_but_no_topics() -> None:
+    text = chat_instructions("陽気な猫")
     assert text.startswith("陽気な猫")
-    assert "「ラーメン」、「サウナ」" in text
     assert "どうでもいいTips" in text
-    assert "「サウナ」がおすすめ" in text
+    # Topics change with every message: they come with the context, after the history.
+    assert "最近よく出る言葉:" not in text and "おすすめの題材:" not in text
 
 
-def test_chat_instructions_without_topics_say_nothing_about_them() -> None:
-    text = chat_instructions(DEFAULT_PERSONA)
-    assert "よく出る言葉" not in text
-    assert "会話の話題から" in text
+def test_chat_context_carries_the_topics_and_the_tips_topic() -> None:
+    text = chat_context(topics=["ラーメン", "サウナ"], tip_topic="サウナ")
+    assert "「ラーメン」、「サウナ」" in text
+    assert "おすすめの題材: 「サウナ」" in text
+    assert "この発言の話題" not in text
+
+
+def test_chat_context_without_topics_says_nothing_about_them() -> None:
+    assert chat_context() == ""
 
 
 def test_a_tip_follows_the_mentions_topic_with_the_pool_topic_as_fallback() -> None:
-    text = chat_instructions(
-        "陽気な猫", topics=["サウナ"], tip_topic="サウナ", mention_topic="富士山"
-    )
-    assert "この発言の話題は「富士山」" in text
-    assert "「富士山」についての豆知識" in text
-    assert "思いつかなければ「サウナ」の豆知識" in text
-    assert "「サウナ」がおすすめ" not in text
+    instructions = chat_instructions("陽気な猫")
+    text = chat_context(topics=["サウナ"], tip_topic="サウナ", mention_topic="富士山")
+    assert "この発言の話題: 「富士山」" in text and "おすすめの題材: 「サウナ」" in text
+    # The instructions, the same for every message, say which comes first.
+    assert "「この発言の話題」についての豆知識" in instructions
+    assert "思いつかなければ「おすすめの題材」の豆知識" in instructions

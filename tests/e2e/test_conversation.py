@@ -36,7 +36,7 @@ async def test_mention_gets_the_models_answer_as_a_reply(
         assert final is not None and final["content"] == "こんにちは！何かお手伝いしましょうか？"
         assert final["components"] == []  # the Stop button is gone once the answer is done
         assert llm.request_count == 1
-        assert llm.last_request.messages[-1]["content"].endswith("こんにちは")
+        assert llm.last_request.messages_with_role("user")[-1]["content"].endswith("こんにちは")
         assert any(r.path.endswith("/typing") for r in fake.requests)
 
 

@@ -96,7 +96,7 @@ async def test_a_second_mention_waits_for_the_first_answer_and_other_channels_do
         "もう一つ": text("二つ目の答え"),
         "こっちでも": text("別チャンネルの答え"),
     }
-    llm.rule = lambda request: answers[str(request.messages[-1]["content"]).split(": ", 1)[1]]
+    llm.rule = lambda request: answers[str(request.last_message["content"]).split(": ", 1)[1]]
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         first = await otomo.mention("時間がかかる質問")
         await llm.wait_for_requests(1)
@@ -115,7 +115,7 @@ async def test_a_second_mention_waits_for_the_first_answer_and_other_channels_do
             if (r.get("message_reference") or {}).get("message_id") == second["id"]
         ]
         assert [r["content"] for r in replies] == ["二つ目の答え"]
-        asked_second = next(r for r in llm.requests if "もう一つ" in str(r.messages[-1]))
+        asked_second = next(r for r in llm.requests if "もう一つ" in str(r.last_message))
         assert "やっと答えました" in str(asked_second.messages)  # it ran after the first
         assert llm.request_count == 3
 

@@ -69,7 +69,7 @@ async def _otomo(
 
 
 def _system(request: ChatRequest) -> str:
-    return str(request.messages_with_role("system")[0]["content"])
+    return request.system
 
 
 async def _until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109

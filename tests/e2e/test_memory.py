@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 
@@ -148,6 +149,36 @@ async def test_usage_shows_admins_calls_per_day_and_refuses_members(
         assert total.split()[1:3] == ["2", "0"]
         assert len([line for line in table.splitlines() if line[:2].isdigit()]) == 3
         assert "chat 2" in table
+
+
+async def test_usage_shows_the_prompt_tokens_the_provider_served_from_its_cache(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    llm.prefix_cache = True
+    llm.rule = lambda request: text("はーい")
+    async with running_bot(
+        tmp_path, fake=fake, llm=llm, clock=clock, DEV_GUILD_ID=GUILD_ID
+    ) as otomo:
+        await otomo.ask("暇だなー")
+        clock.advance(timedelta(minutes=3))  # another minute: the prompt's time changed
+        await otomo.ask("なんか面白い話して")
+
+        asked = await fake.invoke_slash("otomo usage", {"days": 1}, user_id=ADMIN_ID)
+        await asked.wait_response()
+        answer = await asked.wait_followup()
+
+    first, second = llm.requests
+    # The second mention repeats the first request up to its context: the rules, the persona,
+    # the first line; the provider served all that from its cache.
+    prefix = first.messages[:-1]
+    assert second.messages[: len(prefix)] == prefix
+    prefix_chars = sum(len(json.dumps(m["content"], ensure_ascii=False)) for m in prefix)
+    assert second.cached_tokens >= prefix_chars // 4 > 0
+    lines = answer["content"].splitlines()
+    header = next(line for line in lines if line.startswith("day"))
+    total = next(line for line in lines if line.startswith("total"))
+    assert header.split()[5] == "cached"
+    assert total.split()[4] == str(second.cached_tokens)
 
 
 async def test_forgetting_cancels_a_card_still_waiting_so_nothing_runs(

@@ -37,7 +37,7 @@ async def test_an_admin_switches_the_model_of_the_next_request(
         assert "openai/gpt-4o-mini" in switched["data"]["content"]
         assert llm.last_request.model == "gpt-4o-mini"
         # The new model sees images, so the picture goes along as an image part.
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert content[1]["type"] == "image_url"
         assert not any(m["content"].startswith("-# ") for m in replies)
 

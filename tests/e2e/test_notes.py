@@ -135,5 +135,5 @@ async def test_a_question_matching_a_note_gets_it_in_the_prompt_with_its_citatio
 
         await otomo.ask("旅行の集合場所どこだっけ？")
 
-        system = llm.requests[0].messages[0]["content"]
+        system = llm.requests[0].system
         assert "<notes>" in system and f"出典: メモ #{note}「旅行の集合」" in system

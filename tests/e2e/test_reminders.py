@@ -640,7 +640,7 @@ async def test_timezone_set_with_autocomplete_changes_how_my_times_are_read(
         await approve_card(otomo, int(sent["id"]))
         (reminder_id,) = await reminder_ids(otomo)
         stored = await row_of(otomo, reminder_id)
-        assert "America/New_York" in llm.requests[0].messages[0]["content"]
+        assert "America/New_York" in llm.requests[0].system
         assert stored.due_at == due  # 09:00 in New York, stored as UTC
         assert stored.timezone == "America/New_York"
 

@@ -46,7 +46,7 @@ PIRATE = "海賊のように「〜だぜ」で話す"
 
 
 def system_prompt(llm: ScriptedLLM, index: int) -> str:
-    return str(llm.requests[index].messages[0]["content"])
+    return llm.requests[index].system
 
 
 async def open_panel(fake: FakeDiscord, user_id: int, channel_id: int) -> tuple[Json, int]:

@@ -81,4 +81,4 @@ async def test_a_persona_set_through_one_process_is_heard_from_the_other(
             await bot.kill()
 
     assert answering.count("Answering") == 1 and other.count("Answering") == 0
-    assert PERSONA in str(llm.requests[-1].messages[0]["content"])
+    assert PERSONA in llm.requests[-1].system

@@ -61,7 +61,7 @@ async def _otomo(
 
 
 def _system(request: ChatRequest) -> str:
-    return str(request.messages_with_role("system")[0]["content"])
+    return request.system
 
 
 async def _slash(

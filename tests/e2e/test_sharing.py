@@ -37,7 +37,7 @@ async def test_a_mention_replying_to_another_members_message_gives_the_model_tha
         original = await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, MEETING)
         await otomo.ask("これまとめて", reply_to=int(original["id"]))
 
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert '<replied_to author="Taro">' in content
         assert MEETING in content
         assert content.endswith("Hana: これまとめて")
@@ -59,7 +59,7 @@ async def test_a_reply_to_a_message_discord_left_out_is_fetched(
             and r.path == f"/channels/{GENERAL_CHANNEL_ID}/messages/{original['id']}"
         ]
         assert len(fetched) == 1
-        assert MEETING in llm.last_request.messages[-1]["content"]
+        assert MEETING in llm.last_request.last_message["content"]
 
 
 async def test_a_reply_to_a_deleted_message_says_so_and_still_answers(
@@ -72,7 +72,7 @@ async def test_a_reply_to_a_deleted_message_says_so_and_still_answers(
         _, replies = await otomo.ask("これどういう意味？", reply_to=int(original["id"]))
 
         assert answers.REPLY_DELETED("ja") in notices(replies)
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert "<replied_to>(that message was deleted" in content
         assert MEETING not in content
         assert any("内容を教えてください" in m["content"] for m in replies)
@@ -87,9 +87,9 @@ async def test_in_a_thread_the_model_reads_the_message_the_thread_started_from(
         starter = await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, plan)
         thread_id = await fake.start_thread(int(starter["id"]), "BBQ", owner_id=TARO_ID)
         await otomo.ask("私は何を持っていけばいい？", channel_id=thread_id)
-        first = llm.last_request.messages[-1]["content"]
+        first = llm.last_request.last_message["content"]
         await otomo.ask("飲み物は？", channel_id=thread_id)
-        second = llm.last_request.messages[-1]["content"]
+        second = llm.last_request.last_message["content"]
 
         assert '<thread_starter author="Taro">' in first and plan in first
         # Quoted once per conversation: the follow-up does not repeat it.
@@ -112,7 +112,7 @@ async def test_text_files_in_utf8_and_shift_jis_reach_the_model_with_their_names
             ],
         )
 
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert f'<file name="議事録.md">\n{notes}\n</file>' in content
         assert f'<file name="scores.csv">\n{scores}\n</file>' in content
         assert notices(replies) == ""
@@ -124,7 +124,7 @@ async def test_an_image_reaches_a_vision_model_as_an_image_part_and_history_keep
     llm.queue(text("猫の写真ですね。"), text("さっきの猫の話ですね。"))
     async with running_bot(tmp_path, fake=fake, llm=llm, LLM_MODEL="openai/gpt-4o-mini") as otomo:
         await otomo.ask("これ何？", attachments=[("cat.png", PICTURE, "image/png")])
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         await otomo.ask("さっきの写真の色は？")
         later = str(llm.last_request.messages)
 
@@ -148,7 +148,7 @@ async def test_an_image_for_a_model_without_vision_gets_a_sentence_not_an_image_
 
         assert "画像を見られないので cat.png は読んでいません" in notices(replies)
         assert "/model" in notices(replies)
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert isinstance(content, str)
         assert "[添付: cat.png 画像] (not shown to you: the model openai/test-model" in content
         assert fake.cdn_downloads == []  # nothing was downloaded for nothing
@@ -175,7 +175,7 @@ async def test_too_large_binary_and_extra_files_are_refused_with_sentences(
         assert answers.FILE_TOO_LARGE("ja", name="server.log", size="5 KB", limit="1 KB") in said
         assert answers.NOT_TEXT_OR_IMAGE("ja", name="archive.zip") in said
         assert answers.FILES_SKIPPED("ja", limit=3, skipped=1) in said
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         assert '<file name="short.txt">\n短いメモ\n</file>' in content
         assert "[添付: server.log] (not shown to you: larger than 1 KB)" in content
         assert len(fake.cdn_downloads) == 1 and fake.cdn_downloads[0].endswith("/short.txt")
@@ -190,7 +190,7 @@ async def test_a_large_photo_reaches_the_model_scaled_down(
     async with running_bot(tmp_path, fake=fake, llm=llm, LLM_MODEL="openai/gpt-4o-mini") as otomo:
         await otomo.ask("どう？", attachments=[("sky.jpg", photo.getvalue(), "image/jpeg")])
 
-        url = llm.last_request.messages[-1]["content"][1]["image_url"]["url"]
+        url = llm.last_request.last_message["content"][1]["image_url"]["url"]
         assert url.startswith("data:image/jpeg;base64,")
         sent = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
         assert sent.size == (2048, 1536)
@@ -233,7 +233,7 @@ async def test_pictures_declaring_too_many_pixels_are_refused_with_a_sentence_no
         huge = answers.TOO_MANY_PIXELS("ja", name="huge.png", size="12000×12000、", limit=25)
         assert huge in said
         assert answers.TOO_MANY_PIXELS("ja", name="bomb.png", size="", limit=25) in said
-        content = llm.last_request.messages[-1]["content"]
+        content = llm.last_request.last_message["content"]
         images = [part for part in content if part["type"] == "image_url"]
         assert len(images) == 1  # only fine.png reaches the model
         assert "[添付: huge.png] (not shown to you: more than 25 megapixels, not read)" in str(

@@ -57,8 +57,8 @@ def tool_results(request: ChatRequest) -> list[Json]:
 
 
 def system_prompt(request: ChatRequest) -> str:
-    """The system message of a model request."""
-    return str(request.messages[0]["content"])
+    """The system messages of a model request (its stable part and its context)."""
+    return request.system
 
 
 def bot_posts(fake: FakeDiscord, otomo: RunningBot, channel_id: int) -> list[Json]:
@@ -340,10 +340,10 @@ async def test_a_chat_tip_is_about_the_mentions_topic_and_falls_back_to_the_pool
         _, no_topic = await otomo.ask("暇だなー")
 
     first, second = (system_prompt(r) for r in llm.requests)
-    assert "この発言の話題は「猫」" in first and "「猫」についての豆知識" in first
+    assert "この発言の話題: 「猫」" in first
     # The pool still offers its words, and is the tip's fallback when the cat has none.
-    assert "「ラーメン」" in first
-    assert "この発言の話題" not in second and "がおすすめ" in second
+    assert "「ラーメン」" in first and "おすすめの題材: 「" in first
+    assert "この発言の話題:" not in second and "おすすめの題材: 「" in second
     assert [m["content"] for m in on_topic] == ["猫は一日の大半を寝て過ごすにゃ"]
     assert [m["content"] for m in no_topic] == ["ラーメンの話でもする？"]
 

@@ -3,6 +3,10 @@
 The real litellm reaches it with ``model="openai/<name>"``, ``api_base=llm.api_base`` and any
 ``api_key``. Each test scripts the model's turns with the reply builders below, queued in order
 (``llm.queue(...)``) or computed from the request (``llm.rule = lambda request: ...``).
+
+``ScriptedLLM(prefix_cache=True)`` reports cached prompt tokens as OpenAI does
+(``usage.prompt_tokens_details.cached_tokens``): the longest start a request shares with an
+earlier one, as an ideal prefix cache would keep it.
 """
 
 from __future__ import annotations
@@ -226,11 +230,25 @@ class ChatRequest:
     path: str
     headers: Mapping[str, str]  # case-insensitive
     body: dict[str, Any]
+    # The prompt tokens reported as read from the cache (with prefix_cache).
+    cached_tokens: int = 0
 
     @property
     def messages(self) -> list[dict[str, Any]]:
         """Return the messages sent."""
         return list(self.body.get("messages") or [])
+
+    @property
+    def system(self) -> str:
+        """Return the text of every system message, in order (a prompt's stable part and its
+        context are two messages)."""
+        texts = []
+        for message in self.messages_with_role("system"):
+            content = message.get("content") or ""
+            if isinstance(content, list):  # text parts, e.g. with cache markers
+                content = "".join(str(part.get("text", "")) for part in content)
+            texts.append(str(content))
+        return "\n\n".join(texts)
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -265,8 +283,10 @@ class ChatRequest:
 
     @property
     def last_message(self) -> dict[str, Any]:
-        """Return the final message of the conversation."""
-        return self.messages[-1] if self.messages else {}
+        """Return the final message of the conversation (a user, assistant or tool message; a
+        system message after it, such as the prompt's context, is not the conversation's)."""
+        said = [m for m in self.messages if m.get("role") != "system"]
+        return said[-1] if said else (self.messages[-1] if self.messages else {})
 
     def messages_with_role(self, role: str) -> list[dict[str, Any]]:
         """Return the messages of one role, e.g. ``"tool"`` for tool results."""
@@ -288,12 +308,16 @@ class ScriptedLLM(LocalServer):
         models: Sequence[str] = ("test-model",),
         api_key: str | None = None,
         strict: bool = True,
+        prefix_cache: bool = False,
     ) -> None:
-        """Configure; ``api_key`` set means other keys get 401; ``strict`` fails unscripted runs."""
+        """Configure; ``api_key`` set means other keys get 401; ``strict`` fails unscripted runs;
+        ``prefix_cache`` reports cached prompt tokens."""
         super().__init__()
         self.models = list(models)
         self.api_key = api_key
         self.strict = strict
+        self.prefix_cache = prefix_cache
+        self._prompts: list[str] = []
         self.rule: Rule | None = None
         self.requests: list[ChatRequest] = []
         self.failures: list[str] = []  # unscripted requests and rule errors, for strict mode
@@ -383,6 +407,11 @@ class ScriptedLLM(LocalServer):
             )
         headers = CIMultiDict(request.headers)
         chat = ChatRequest(len(self.requests) + 1, request.path, headers, body)
+        if self.prefix_cache:
+            prompt = _prompt_text(chat)
+            kept = max((_shared_start(prompt, earlier) for earlier in self._prompts), default=0)
+            chat.cached_tokens = kept // CHARS_PER_TOKEN
+            self._prompts.append(prompt)
         async with self._arrived:
             self.requests.append(chat)
             self._arrived.notify_all()
@@ -486,19 +515,33 @@ def _tokens(chars: int) -> int:
     return max(1, math.ceil(chars / CHARS_PER_TOKEN))
 
 
-def _usage(chat: ChatRequest, reply: Reply) -> dict[str, int]:
-    prompt_chars = sum(
-        len(json.dumps(m.get("content") or "", ensure_ascii=False)) for m in chat.messages
-    )
+def _prompt_text(chat: ChatRequest) -> str:
+    """The text the prompt tokens are counted on: every message's content, in order."""
+    return "".join(json.dumps(m.get("content") or "", ensure_ascii=False) for m in chat.messages)
+
+
+def _shared_start(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _usage(chat: ChatRequest, reply: Reply) -> dict[str, Any]:
     completion_chars = len(reply.content or "") + sum(
         len(c.name) + len(c.arguments) for c in reply.tool_calls
     )
-    prompt, completion = _tokens(prompt_chars), _tokens(completion_chars)
-    return {
+    prompt, completion = _tokens(len(_prompt_text(chat))), _tokens(completion_chars)
+    usage: dict[str, Any] = {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
     }
+    if chat.cached_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": min(chat.cached_tokens, prompt)}
+    return usage
 
 
 def _call_ids(chat: ChatRequest, reply: Reply) -> list[str]:

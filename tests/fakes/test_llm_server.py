@@ -191,6 +191,31 @@ async def test_usage_is_streamed_only_when_requested(llm: ScriptedLLM) -> None:
     assert all(getattr(c, "usage", None) is None for c in without)
 
 
+async def test_a_prefix_cache_reports_the_repeated_start_as_cached_tokens(
+    llm: ScriptedLLM,
+) -> None:
+    llm.prefix_cache = True
+    llm.queue(text("晴れです"), text("雨です"), text("曇りです"))
+    rules = {"role": "system", "content": "あなたはお天気キャスターです。" * 20}
+
+    first = await complete(llm, messages=[rules, *USER])
+    again = await complete(llm, messages=[rules, *USER, {"role": "user", "content": "明後日は？"}])
+    streamed = await stream_chunks(
+        llm,
+        messages=[rules, {"role": "user", "content": "週末は？"}],
+        stream_options={"include_usage": True},
+    )
+
+    assert llm.requests[0].cached_tokens == 0
+    assert not getattr(first.usage.prompt_tokens_details, "cached_tokens", None)
+    # Everything the first request said is the second's start: all of it is cached.
+    assert again.usage.prompt_tokens_details.cached_tokens == llm.requests[1].cached_tokens
+    assert llm.requests[1].cached_tokens >= first.usage.prompt_tokens - 1
+    # A streamed answer reports it in its usage chunk; only the system message was repeated.
+    usage = streamed[-1].usage
+    assert 0 < usage.prompt_tokens_details.cached_tokens < usage.prompt_tokens
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 @pytest.mark.parametrize(
     ("reply", "exception"),

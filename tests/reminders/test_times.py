@@ -76,12 +76,14 @@ def test_delivery_text_mentions_the_owner_and_says_how_late_it_is() -> None:
     assert delivery.origin_url == "https://discord.com/channels/77/500/9999"
 
 
-def test_instructions_give_the_local_now_and_the_coming_weekdays() -> None:
+def test_instructions_give_the_zone_and_the_coming_weekdays_but_not_the_minute() -> None:
     text = reminder_instructions(START, TOKYO)
-    assert "2026-11-20 10:00 (金)" in text
-    assert "Asia/Tokyo (UTC+09:00)" in text
-    assert "- 2026-11-23 (月) 祝日: 勤労感謝の日" in text
-    assert "- 2026-11-21 (土) 明日" in text
+    assert "Asia/Tokyo, UTC+09:00" in text
+    assert "2026-11-20(金)今日" in text
+    assert "2026-11-23(月)祝日:勤労感謝の日" in text
+    assert "2026-11-21(土)明日" in text
+    # The time of day comes with the prompt's context: this text stays the same all day.
+    assert text == reminder_instructions(START + timedelta(hours=5), TOKYO)
 
 
 def test_describe_is_one_line_for_people() -> None:

@@ -47,6 +47,7 @@ class CallTry:
     tool_calls: list[ToolCall] = field(default_factory=list)
     tokens_in: int = 0
     tokens_out: int = 0
+    tokens_cached: int = 0
     error: str | None = None
     # Who the call was for: budgets and /otomo usage count per server and member.
     guild_id: int | None = None
@@ -75,6 +76,7 @@ class CallLog:
             latency_ms=call.latency_ms,
             tokens_in=call.tokens_in or None,
             tokens_out=call.tokens_out or None,
+            tokens_cached=call.tokens_cached or None,
             error=call.error,
             guild_id=call.guild_id,
             user_id=call.user_id,

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.messages import ToolCall
+from bot.agent.llm.caching import cached_tokens, with_cache_marker
 from bot.agent.llm.call_log import CallLog, CallTry
 from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.provider import (
@@ -61,12 +62,25 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     calls: int = 0
+    # Of prompt_tokens, those the provider read from its prompt cache.
+    cached_tokens: int = 0
+
+    @classmethod
+    def of_response(cls, usage: Any) -> Usage:
+        """One call's usage as the provider reported it (through litellm)."""
+        return cls(
+            getattr(usage, "prompt_tokens", 0) or 0,
+            getattr(usage, "completion_tokens", 0) or 0,
+            1,
+            cached_tokens(usage),
+        )
 
     def add(self, other: Usage) -> None:
         """Accumulate another call's usage."""
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.calls += other.calls
+        self.cached_tokens += other.cached_tokens
 
 
 @dataclass
@@ -236,7 +250,7 @@ class LLMClient:
         try:
             response = await asyncio.wait_for(
                 litellm.acompletion(
-                    messages=WireNames.messages(messages),
+                    messages=WireNames.messages(with_cache_marker(messages, model)),
                     tools=WireNames.tools(tools) if tools else None,
                     stream=True,
                     stream_options={"include_usage": True},
@@ -260,11 +274,7 @@ class LLMClient:
                     break
                 usage = getattr(chunk, "usage", None)
                 if usage:
-                    turn.usage = Usage(
-                        getattr(usage, "prompt_tokens", 0) or 0,
-                        getattr(usage, "completion_tokens", 0) or 0,
-                        1,
-                    )
+                    turn.usage = Usage.of_response(usage)
                 if not chunk.choices:
                     continue
                 choice = chunk.choices[0]
@@ -354,7 +364,7 @@ class LLMClient:
         try:
             response = await asyncio.wait_for(
                 litellm.acompletion(
-                    messages=WireNames.messages(messages),
+                    messages=WireNames.messages(with_cache_marker(messages, model)),
                     **self._params(model, patience.next_try()),
                 ),
                 patience.left(),
@@ -362,7 +372,7 @@ class LLMClient:
             turn.text = response.choices[0].message.content or ""
             usage = getattr(response, "usage", None)
             if usage:
-                turn.usage = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, 1)
+                turn.usage = Usage.of_response(usage)
             return turn.text
         except TimeoutError:
             error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
@@ -442,6 +452,7 @@ class LLMClient:
                 tool_calls=turn.tool_calls,
                 tokens_in=turn.usage.prompt_tokens,
                 tokens_out=turn.usage.completion_tokens,
+                tokens_cached=turn.usage.cached_tokens,
                 error=error,
                 guild_id=payer.guild_id,
                 user_id=payer.user_id,

@@ -1,4 +1,5 @@
-"""Usage of the model per day, from the LLM call log: calls, tokens, errors and latency."""
+"""Usage of the model per day, from the LLM call log: calls, tokens (and how many of the prompt
+tokens the provider read from its cache), errors and latency."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class DayUsage:
     calls: int = 0
     errors: int = 0
     tokens_in: int = 0
+    tokens_cached: int = 0
     tokens_out: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     purposes: Counter[str] = field(default_factory=Counter)
@@ -48,16 +50,18 @@ class UsageReport:
     total: DayUsage
 
     def table(self) -> str:
-        """A per-day table of calls, errors, tokens and latency, with the totals."""
+        """A per-day table of calls, errors, tokens (prompt, of which cached, and answer) and
+        latency, with the totals."""
         rows = [
-            f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'tok out':>8} "
+            f"{'day':<10} {'calls':>5} {'err':>4} {'tok in':>8} {'cached':>8} {'tok out':>8} "
             f"{'avg s':>6} {'p95 s':>6}"
         ]
         for day in [*self.days, self.total]:
             label = "total" if day is self.total else day.day.strftime("%m-%d %a")
             rows.append(
                 f"{label:<10} {day.calls:>5} {day.errors:>4} {day.tokens_in:>8} "
-                f"{day.tokens_out:>8} {day.mean_ms / 1000:>6.2f} {day.p95_ms / 1000:>6.2f}"
+                f"{day.tokens_cached:>8} {day.tokens_out:>8} {day.mean_ms / 1000:>6.2f} "
+                f"{day.p95_ms / 1000:>6.2f}"
             )
         return "\n".join(rows)
 
@@ -81,6 +85,7 @@ async def usage_by_day(
                     LLMCall.started_at,
                     LLMCall.latency_ms,
                     LLMCall.tokens_in,
+                    LLMCall.tokens_cached,
                     LLMCall.tokens_out,
                     LLMCall.error,
                     LLMCall.purpose,
@@ -92,7 +97,7 @@ async def usage_by_day(
         ).all()
     by_day: dict[date, DayUsage] = {}
     total = DayUsage(first)
-    for started_at, latency, tokens_in, tokens_out, error, purpose in rows:
+    for started_at, latency, tokens_in, tokens_cached, tokens_out, error, purpose in rows:
         day = started_at.astimezone(tz).date()
         if day > today:
             continue
@@ -100,6 +105,7 @@ async def usage_by_day(
             usage.calls += 1
             usage.errors += error is not None
             usage.tokens_in += tokens_in or 0
+            usage.tokens_cached += tokens_cached or 0
             usage.tokens_out += tokens_out or 0
             usage.latencies_ms.append(latency)
             usage.purposes[purpose] += 1

@@ -67,15 +67,66 @@ def model_from_signature(
 
 
 def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's titles, which only cost tokens."""
-    schema = dict(schema)
-    schema.pop("title", None)
-    props = schema.get("properties")
-    if isinstance(props, dict):
-        schema["properties"] = {
-            key: {k: v for k, v in value.items() if k != "title"} for key, value in props.items()
-        }
-    for key in ("$defs", "definitions"):
-        if isinstance(schema.get(key), dict):
-            schema[key] = {k: clean_schema(v) for k, v in schema[key].items()}
-    return schema
+    """The schema as the model needs it: every token of it rides along in each request.
+
+    Pydantic's titles go; an optional field's `anyOf [X, null]` with its `default: null` becomes
+    X, left out of `required` already (the model leaves the field out instead of sending null);
+    a definition used once is written where it is used; `additionalProperties: false` goes
+    (the arguments are still checked against the full model, and an error tells the model).
+    """
+    definitions = dict(schema.get("$defs") or {})
+    uses: dict[str, int] = {}
+    _count_refs(schema, uses)
+    compact: dict[str, Any] = _compact(schema, definitions, uses)
+    kept = {name: body for name, body in definitions.items() if uses.get(name, 0) > 1}
+    compact.pop("$defs", None)
+    if kept:
+        compact["$defs"] = {name: _compact(body, definitions, uses) for name, body in kept.items()}
+    return compact
+
+
+_REF_PREFIX = "#/$defs/"
+_DROPPED = {"title", "additionalProperties"}
+
+
+def _count_refs(node: Any, uses: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+            name = ref.removeprefix(_REF_PREFIX)
+            uses[name] = uses.get(name, 0) + 1
+        for key, value in node.items():
+            if key != "$defs":
+                _count_refs(value, uses)
+    elif isinstance(node, list):
+        for item in node:
+            _count_refs(item, uses)
+
+
+def _compact(node: Any, definitions: dict[str, Any], uses: dict[str, int]) -> Any:
+    if isinstance(node, list):
+        return [_compact(item, definitions, uses) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
+        name = ref.removeprefix(_REF_PREFIX)
+        if uses.get(name) == 1 and name in definitions:
+            inlined = _compact(definitions[name], definitions, uses)
+            # The field's own description says more than the definition's.
+            return {**inlined, **{k: v for k, v in node.items() if k != "$ref"}}
+    options = node.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options and "default" in node:
+        rest = [option for option in options if option != {"type": "null"}]
+        if len(rest) == 1 and node["default"] is None:
+            merged = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}}
+            return _compact({**rest[0], **merged}, definitions, uses)
+    compact: dict[str, Any] = {}
+    for key, value in node.items():
+        if (key in _DROPPED and not isinstance(value, dict)) or key == "$defs":
+            continue
+        if key == "properties" and isinstance(value, dict):
+            compact[key] = {name: _compact(prop, definitions, uses) for name, prop in value.items()}
+        else:
+            compact[key] = _compact(value, definitions, uses)
+    return compact

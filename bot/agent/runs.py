@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Literal, TypeVar
 from zoneinfo import ZoneInfo
 
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.conversation.history import conversation_key, shared_conversation_key
 from bot.agent.llm.client import Usage
 from bot.i18n import Language
@@ -29,6 +30,8 @@ class PromptInput:
     timezone: ZoneInfo
     guild_id: int | None
     channel_id: int
+    # Filled by the sections: where the untrusted words they put in the prompt come from.
+    untrusted: set[Untrusted] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,9 @@ class RunState:
     claimed: set[int] = field(default_factory=set)
     # The handler's system prompt, built once per run.
     system_prompt: str | None = None
+    # Untrusted words the run has read beyond its history: the prompt's sections (notes,
+    # saved web pages), and what the approval row it resumes from had read.
+    untrusted: set[Untrusted] = field(default_factory=set)
 
 
 # Who ended a run early: the member (or an approver) with Stop, or the bot shutting down.

@@ -28,6 +28,7 @@ from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.runtime.message_claims import MessageClaims
 from bot.runtime.metrics import Metrics
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
@@ -128,6 +129,12 @@ class OtomoBot(commands.AutoShardedBot):
             metrics=metrics or Metrics(),
             servers=servers,
             budgets=budgets,
+            claims=MessageClaims(
+                agent.sessions,
+                agent.records.executor,
+                clock=agent.clock,
+                health=self.database_health,
+            ),
         )
         self.conversations = Conversations(staff, self)
         # What the persistent buttons reach (see buttons.ButtonTargets).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.agent.conversation.fences import RULE as FENCE_RULE
 from bot.agent.loop import Handler, PromptInput
 from bot.handlers import router
 
@@ -21,7 +22,8 @@ BASE_RULES = (
     "- Never write @everyone or @here and never mention roles.\n"
     "- When a tool call is rejected or fails, say so plainly; do not retry a rejected call "
     "unless the user asks again.\n"
-    "- Do not invent facts about this server: use the knowledge base when it is offered."
+    "- Do not invent facts about this server: use the knowledge base when it is offered.\n"
+    f"- {FENCE_RULE}"
 )
 
 

@@ -164,7 +164,7 @@ WEB_LOOK = Look(
 )
 
 
-@tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK)
+@tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK, untrusted="web")
 async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
     """Search the web (costs credits; needs the user's approval) for current or outside
     information the knowledge base does not have. Returns numbered sources and a short answer;

@@ -135,7 +135,10 @@ class Conversations:
         """Whether this process answers the message (another one that also received it may
         have claimed it first)."""
         claims = self.staff.claims
-        return claims is None or await claims.claim(message_key(message.id))
+        if claims is None or await claims.claim(message_key(message.id)):
+            return True
+        log.info("Message %s is answered by another process", message.id)
+        return False
 
     def language(self, text: str) -> Language:
         """The language to answer a message in: the one it is written in."""

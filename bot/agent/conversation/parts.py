@@ -95,8 +95,6 @@ class QuotePart(BaseModel):
     earlier: bool = False
 
 
-
-
 @dataclass
 class _Images:
     """The run's images by key, and those attached to this turn so far, in order."""

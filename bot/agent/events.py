@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
 from bot.agent.tools.presentation import Words
@@ -56,6 +57,9 @@ class ApprovalRequired:
     batch: tuple[tuple[str, dict[str, Any]], ...] = ()
     # What the call is about, as the tool describes it for members (label, value).
     details: tuple[tuple[Words, str], ...] = ()
+    # The untrusted words the turn had read (a quote, a file, a web page...): why this card is
+    # shown even when the member always allows the tool.
+    because: tuple[Untrusted, ...] = ()
 
 
 @dataclass(frozen=True)

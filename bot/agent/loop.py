@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent import endings, planning
 from bot.agent import events as ev
+from bot.agent.approvals import taint
 from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.attachments.reading import Reading, attach, topic_text
 from bot.agent.call_records import CallRecords
@@ -152,6 +153,8 @@ class Agent:
         )
         state.decided[row.tool_call_id] = row
         state.claimed.add(row.id)
+        # What the turn had read before its card (its prompt's notes, say) still counts.
+        state.untrusted |= taint.loaded(row.untrusted)
         # AGENT_MAX_STEPS counts the model rounds of the member's turn, not of each resume.
         state.steps = endings.rounds_of_turn(await self.store.context(request.conversation_key))
         async for event in self._continue(state, plan=False, unanswered=waiting):
@@ -236,8 +239,12 @@ class Agent:
         if state.system_prompt is None:
             # Built once per run: its sections (knowledge, notes, topics) read the database
             # and the worker thread, and the run's inputs do not change between rounds.
-            state.system_prompt = await handler.instructions(self._prompt_input(request, history))
-        messages = laid_out(state.system_prompt, m.to_llm(history, state.images))
+            prompt = self._prompt_input(request, history)
+            state.system_prompt = await handler.instructions(prompt)
+            state.untrusted |= prompt.untrusted
+        messages = laid_out(
+            state.system_prompt, m.to_llm(history, state.images, asker=request.user_id)
+        )
         tools: list[dict[str, Any]] | None = None
         if planning_round:
             messages.append({"role": "system", "content": planning.PLANNING_PROMPT})

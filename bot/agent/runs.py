@@ -12,6 +12,7 @@ from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
 from bot.agent.conversation import messages as m
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.conversation.history import conversation_key, shared_conversation_key
 from bot.agent.llm.client import Usage
 from bot.i18n import Language
@@ -30,6 +31,8 @@ class PromptInput:
     timezone: ZoneInfo
     guild_id: int | None
     channel_id: int
+    # Filled by the sections: where the untrusted words they put in the prompt come from.
+    untrusted: set[Untrusted] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,9 @@ class RunState:
     # The context for the next model round when already known (a new message: the history
     # read before it plus the message), so the round needs no read of its own.
     context: list[m.Message] | None = None
+    # Untrusted words the run has read beyond its history: the prompt's sections (notes,
+    # saved web pages), and what the approval row it resumes from had read.
+    untrusted: set[Untrusted] = field(default_factory=set)
 
 
 # Who ended a run early: the member (or an approver) with Stop, or the bot shutting down.

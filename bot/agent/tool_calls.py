@@ -10,10 +10,12 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from bot.agent import events as ev
+from bot.agent.approvals import taint
 from bot.agent.approvals.service import ApprovalService, NewApproval, Status, decode_arguments
 from bot.agent.approvals.types import original_arguments
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.conversation.history import ConversationStore, StoredMessage
 from bot.agent.events import ApprovedBy
 from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race, stop_reason
@@ -69,6 +71,7 @@ def asking_of(row: ApprovalRequest, tool_item: Tool) -> ev.ApprovalRequired:
         row.expires_at,
         # Only a tool from outside is labelled with where it comes from.
         source=tool_item.source if tool_item.provider is not None else None,
+        because=taint.ordered(taint.loaded(row.untrusted)),
     )
 
 
@@ -287,16 +290,14 @@ class ToolCalls:
     ) -> Gate:
         """Decide from the stored row whether the call may run; never waits for a person."""
         request = state.request
-        if not tool_item.requires_approval:
+        if not tool_item.requires_approval and not await self._asks_anyway(state, tool_item):
             return Gate("not_needed")
         # A resume hands over the row it claimed; other calls are looked up once.
         existing = state.decided.get(call.id) or await self.approvals.find_by_call(
             request.conversation_key, call.id
         )
         if existing is None:
-            ask, why = await self.approvals.needs_asking(
-                request.user_id, tool_item.name, tool_item.provider, guild_id=request.guild_id
-            )
+            ask, why = await self._needs_asking(state, tool_item)
             if not ask:
                 return Gate("grant" if why == "grant" else "policy")
             # Later calls of the turn that need a person too are asked at the same time, on
@@ -359,6 +360,7 @@ class ToolCalls:
                 run_request=request.to_json(),
                 provider=tool_item.provider,
                 batch=batch,
+                untrusted=taint.stored(await self._untrusted(state)),
             )
         )
         return row, tool_item
@@ -395,15 +397,38 @@ class ToolCalls:
                 continue  # refused without a card when the turn reaches it
             if await self.approvals.find_by_call(key, call.id) is not None:
                 continue
-            ask, _ = await self.approvals.needs_asking(
-                state.request.user_id,
-                tool_item.name,
-                tool_item.provider,
-                guild_id=state.request.guild_id,
-            )
+            ask, _ = await self._needs_asking(state, tool_item)
             if ask:
                 found.append((tool_item, call, arguments))
         return found
+
+    async def _needs_asking(self, state: RunState, tool_item: Tool) -> tuple[bool, str]:
+        """Whether a new call of the tool needs a person (see needs_asking), untrusted words
+        in the turn's context included (see taint.py)."""
+        request = state.request
+        if tool_item.requires_approval:
+            ask, why = await self.approvals.needs_asking(
+                request.user_id, tool_item.name, tool_item.provider, guild_id=request.guild_id
+            )
+            if ask:
+                return ask, why
+        else:
+            why = "policy"
+        if await self._asks_anyway(state, tool_item):
+            return True, ""
+        return False, why
+
+    async def _asks_anyway(self, state: RunState, tool_item: Tool) -> bool:
+        """The taint rule for this call: untrusted words in context and a tool that acts."""
+        if tool_item.read_only:
+            return False
+        return taint.asks_anyway(tool_item, await self._untrusted(state))
+
+    async def _untrusted(self, state: RunState) -> set[Untrusted]:
+        """Where the untrusted words the run has read come from: its history's window, its
+        prompt's sections and the approval it resumes from."""
+        history = await self.store.context(state.request.conversation_key)
+        return state.untrusted | taint.untrusted_in(history, state.request.user_id)
 
     async def _carry_on(self, row: ApprovalRequest, tool_item: Tool) -> Gate:
         """A decision this run claimed. An approval runs the tool only if the name is still
@@ -519,6 +544,7 @@ class ToolCalls:
                 name=call.name,
                 content=content,
                 is_error=result.is_error,
+                untrusted=result.untrusted,
             ),
         )
 

@@ -13,6 +13,7 @@ from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, Decision
 from bot.agent.loop import Agent, RunRequest
 from bot.handlers.router import route
+from bot.i18n import answers
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID
 from bot.runtime.redaction import redact
 from bot.runtime.worker import in_worker
@@ -111,6 +112,8 @@ class Console:
                 arguments = json.dumps(event.arguments, ensure_ascii=False)
                 provider = f" (provided by {event.source})" if event.source else ""
                 self._write(f"  🔐 {event.name}{provider} {arguments}\n")
+                if event.because:
+                    self._write(f"  ⚠️ {answers.asked_after(event.because, 'en')}\n")
                 decision = await self._ask()
                 reason = None
                 if decision == Decision.REJECT:

@@ -10,6 +10,7 @@ from apscheduler.schedulers.base import BaseScheduler
 from bot.agent.conversation.retention import RETENTION_JOB_ID, Retention, schedule_retention
 from bot.discord_ui.builder import ScheduledPost
 from bot.discord_ui.posting import ChannelPoster
+from bot.runtime.message_claims import SWEEP_JOB_ID, SWEEP_SECONDS, MessageClaims
 from bot.runtime.once_per_bot import BotLease, run_once_per_bot
 from bot.servers.posts import POSTS_JOB_ID, TICK_SECONDS, PostFor, ScheduledPosts, run_quietly
 from bot.settings import Settings
@@ -33,8 +34,8 @@ def schedule_jobs(
     server_posts: ScheduledPosts | None = None,
     posters: Mapping[str, Callable[[ChannelPoster], PostFor]] | None = None,
 ) -> None:
-    """Approval sweeps, retention and the features' scheduled posts; each runs in one process
-    of the bot only (the holder of the jobs lease)."""
+    """Approval and message-claim sweeps, retention and the features' scheduled posts; each
+    runs in one process of the bot only (the holder of the jobs lease)."""
     schedule_retention(scheduler, retention, settings)
     scheduler.add_job(
         sweep_approvals,
@@ -45,9 +46,18 @@ def schedule_jobs(
         max_instances=1,
         replace_existing=True,
     )
+    scheduler.add_job(
+        MessageClaims(database.sessions, holder).sweep,
+        "interval",
+        seconds=SWEEP_SECONDS,
+        id=SWEEP_JOB_ID,
+        coalesce=True,
+        max_instances=1,
+        replace_existing=True,
+    )
     for post in posts:
         post.schedule(scheduler, poster)
-    periodic = [APPROVAL_SWEEP_JOB_ID]
+    periodic = [APPROVAL_SWEEP_JOB_ID, SWEEP_JOB_ID]
     if server_posts is not None and posters:
         made = {kind: make(poster) for kind, make in posters.items()}
         # Every minute, and once at start: a daily post due while the bot was down is caught

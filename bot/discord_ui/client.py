@@ -29,6 +29,7 @@ from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.runtime.message_claims import MessageClaims
 from bot.runtime.metrics import Metrics
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
@@ -129,6 +130,12 @@ class OtomoBot(commands.AutoShardedBot):
             metrics=metrics or Metrics(),
             servers=servers,
             budgets=budgets,
+            claims=MessageClaims(
+                agent.sessions,
+                agent.records.executor,
+                clock=agent.clock,
+                health=self.database_health,
+            ),
         )
         # What answering needs; a feature's unattended runs draw their cards through it too.
         self.staff = staff

@@ -329,4 +329,6 @@ class ExternalTools:
             check_arguments=check,
             provider=self.provider(row),
             look=look_of(row.parameters),
+            # Its answers are the plugin's words, not the bot's.
+            untrusted="plugin",
         )

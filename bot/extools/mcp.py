@@ -300,6 +300,8 @@ class MCPServers:
                     handlers=frozenset(config.handlers or self._handler_names),
                     check_arguments=check,
                     provider=provider,
+                    # Its answers are the server's words, not the bot's.
+                    untrusted="plugin",
                     # An MCP SDK titles every input schema after its function
                     # (`rollArguments`): only the tool's own title names it for members.
                     look=look_of({**schema, "title": None}, listed.title),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.agent.conversation.fences import RULE as FENCE_RULE
 from bot.agent.loop import Handler, PromptInput
 from bot.agent.runs import Prompt
 from bot.handlers import router
@@ -27,7 +28,8 @@ BASE_RULES = (
     "- Never write @everyone or @here, never mention roles.\n"
     "- Say plainly when a tool call was rejected or failed; retry a rejected call only when "
     "the member asks again.\n"
-    "- Never invent facts about this server."
+    "- Never invent facts about this server.\n"
+    f"- {FENCE_RULE}"
 )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bot.i18n import Text
+from collections.abc import Sequence
+
+from bot.i18n import Language, Text
 
 # -- the gate: a message for Otomo that is not answered now ------------------------------------
 
@@ -286,3 +288,25 @@ REPLY_UNAVAILABLE = Text(
     ja="返信先のメッセージを取得できませんでした。少ししてからもう一度お試しください。",
     en="Discord didn't give me the message you replied to; try again in a moment.",
 )
+
+# A card shown despite "Always allow": the turn had read words that are not the member's.
+ASKED_AFTER = Text(
+    ja="この依頼は{what}を読んだ後のものです。他の人が書いた内容に従っているかもしれないので、"
+    "「常に許可」にしていても確認します。",
+    en="This request followed {what}. It may be following someone else's words, so you are "
+    "asked even if you always allow this tool.",
+)
+UNTRUSTED_SOURCE: dict[str, Text] = {
+    "quote": Text(ja="引用されたメッセージ", en="a quoted message"),
+    "speaker": Text(ja="スレッドでの他の人の発言", en="someone else's message in this thread"),
+    "file": Text(ja="ファイル", en="a file"),
+    "note": Text(ja="メンバーのメモ", en="a member's note"),
+    "web": Text(ja="ウェブページ", en="a web page"),
+    "plugin": Text(ja="外部ツールの返答", en="an external tool's answer"),
+}
+
+
+def asked_after(sources: Sequence[str], language: Language) -> str:
+    """Why a card is shown despite "Always allow", naming what the turn had read."""
+    names = [UNTRUSTED_SOURCE[s](language) for s in sources if s in UNTRUSTED_SOURCE]
+    return ASKED_AFTER(language, what=("・" if language == "ja" else ", ").join(names))

@@ -4,6 +4,7 @@ in their prompts' stable part, the best excerpts in their context; and the index
 
 from __future__ import annotations
 
+from bot.agent.conversation.fences import Untrusted, fence, neutral
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
@@ -22,6 +23,8 @@ DEFAULT_THRESHOLD = 0.25
 CONTEXT_CANDIDATES = 4
 # A shorter remainder of the budget is not worth an excerpt.
 MIN_EXCERPT_CHARS = 120
+# What a saved web page's fence adds to its excerpt.
+WEB_FENCE_CHARS = len("<web>\n\n</web>")
 # Only the start of a long message is searched: janome reads ~32k characters a second.
 MAX_QUERY_CHARS = 1000
 
@@ -38,12 +41,14 @@ async def context_for(
     budget_chars: int,
     scope: ServerScope = ServerScope.DM,
     threshold: float = DEFAULT_THRESHOLD,
+    untrusted: set[Untrusted] | None = None,
 ) -> str:
     """The best matching sections as a system-prompt block with their paths, or "" if none.
 
     Only files the scope reads are used (a DM: the shared base). The block never exceeds
     budget_chars; each excerpt ends with `出典: <path>` so the model can
-    copy the citation.
+    copy the citation. A saved web search is fenced as a web page (and "web" is added to
+    untrusted, when given): its text was written by strangers, not the admins.
     """
     if budget_chars <= 0 or not query.strip():
         return ""
@@ -56,12 +61,17 @@ async def context_for(
     remaining = budget_chars - len(opening) - len(closing)
     entries: list[str] = []
     for number, hit in enumerate(hits, start=1):
-        header = f"[{number}] {_label(hit)}\n"
-        footer = f"\n出典: {hit.source}\n\n"
+        header = f"[{number}] {neutral(_label(hit))}\n"
+        footer = f"\n出典: {neutral(hit.source)}\n\n"
         room = remaining - len(header) - len(footer)
         if room < MIN_EXCERPT_CHARS:
             break
-        text = clip(hit.text, room)
+        if hit.is_web_search:
+            text = fence("web", hit.text, limit=room - WEB_FENCE_CHARS)
+            if untrusted is not None:
+                untrusted.add("web")
+        else:
+            text = clip(neutral(hit.text), room)
         entry = header + text + footer
         entries.append(entry)
         remaining -= len(entry)
@@ -112,7 +122,11 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     async def excerpts(prompt: PromptInput) -> str:
         await knowledge.ensure_started()  # a prompt may come before the bot starts serving
         return await context_for(
-            knowledge, prompt.text, budget_chars=budget, scope=ServerScope.of(prompt.guild_id)
+            knowledge,
+            prompt.text,
+            budget_chars=budget,
+            scope=ServerScope.of(prompt.guild_id),
+            untrusted=prompt.untrusted,
         )
 
     outliner = Outliner(knowledge, app.settings.kb_outline_chars)

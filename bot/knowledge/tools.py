@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.agent.tools.presentation import Label, Look, Words
 from bot.knowledge.index import KnowledgeIndex
@@ -66,7 +67,22 @@ SEARCH_LOOK = Look(
 )
 
 
-@tool(requires_approval=False, read_only=True, source="knowledge", look=SEARCH_LOOK)
+def _untrusted_found(output: Any) -> Untrusted | None:
+    """Saved web pages and members' notes among the results are not the admins' words."""
+    if not isinstance(output, dict):
+        return None
+    if any(hit.get("saved_web_search") for hit in output.get("results") or []):
+        return "web"
+    return "note" if output.get("notes") else None
+
+
+@tool(
+    requires_approval=False,
+    read_only=True,
+    source="knowledge",
+    look=SEARCH_LOOK,
+    untrusted=_untrusted_found,
+)
 async def search_knowledge(
     ctx: ToolContext[KnowledgeDeps],
     query: str,

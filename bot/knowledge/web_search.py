@@ -164,7 +164,7 @@ WEB_LOOK = Look(
 )
 
 
-@tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK)
+@tool(requires_approval=True, timeout=60, source="web", look=WEB_LOOK, untrusted="web")
 async def web_search(ctx: ToolContext[KnowledgeDeps], query: str) -> dict[str, Any]:
     """Search the web for what the knowledge base lacks (costs credits; the member approves):
     numbered sources and a short answer, also saved to the knowledge base.

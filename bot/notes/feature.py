@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from bot.agent.conversation.fences import fence
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
@@ -33,7 +34,7 @@ MAX_QUERY_CHARS = 500
 
 
 async def notes_context(notebook: Notebook, guild_id: int, query: str, tz: ZoneInfo) -> str:
-    """The best matching notes in a `<notes>` block with their citation, or "" if none."""
+    """The best matching notes, each in a `<notes>` fence that names it, or "" if none."""
     if not query.strip():
         return ""
     hits = await notebook.search(guild_id, query[:MAX_QUERY_CHARS], CONTEXT_NOTES)
@@ -45,13 +46,11 @@ async def notes_context(notebook: Notebook, guild_id: int, query: str, tz: ZoneI
         note = hit.note
         written = note.created_at.astimezone(tz).strftime("%Y-%m-%d")
         body = clip(note.body, remaining)
-        entries.append(
-            f"[メモ {note.label} — {note.author_name}, {written}]\n{body}\n出典: メモ {note.label}"
-        )
+        # Members write notes: their title and name are attributes, their text is data.
+        cited = f"{body}\n出典: メモ {note.label}"
+        entries.append(fence("notes", cited, by=note.author_name, on=written))
         remaining -= len(body)
-    if not entries:
-        return ""
-    return "<notes>\n" + "\n\n".join(entries) + "\n</notes>"
+    return "\n".join(entries)
 
 
 def register(app: AppBuilder, deps: NotesDeps) -> None:
@@ -65,7 +64,10 @@ def register(app: AppBuilder, deps: NotesDeps) -> None:
     async def matching_notes(prompt: PromptInput) -> str:
         if prompt.guild_id is None:
             return ""
-        return await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
+        found = await notes_context(notebook, prompt.guild_id, prompt.text, prompt.timezone)
+        if found:
+            prompt.untrusted.add("note")  # members wrote them: a call after them shows its card
+        return found
 
     app.add_tools(NOTE_TOOLS, offered_in=[router.GENERAL])
     app.add_section(notes_instructions, handlers=[router.GENERAL])

@@ -86,7 +86,14 @@ async def write_note(
     }
 
 
-@tool(requires_approval=False, read_only=True, source="notes", servers_only=True, look=READ_LOOK)
+@tool(
+    requires_approval=False,
+    read_only=True,
+    source="notes",
+    servers_only=True,
+    look=READ_LOOK,
+    untrusted="note",
+)
 async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]:
     """Read one note in full.
 
@@ -100,7 +107,14 @@ async def read_note(ctx: ToolContext[NotesDeps], note_id: int) -> dict[str, Any]
     return {**note.to_output(ctx.timezone), "note": CITE}
 
 
-@tool(requires_approval=False, read_only=True, source="notes", servers_only=True, look=LIST_LOOK)
+@tool(
+    requires_approval=False,
+    read_only=True,
+    source="notes",
+    servers_only=True,
+    look=LIST_LOOK,
+    untrusted="note",
+)
 async def list_notes(
     ctx: ToolContext[NotesDeps], search: str | None = None, page: int = 1
 ) -> dict[str, Any]:

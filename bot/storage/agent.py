@@ -63,6 +63,9 @@ class ApprovalRequest(Base):
     # Calls of one model turn asked together share this (the first such call's id): they are
     # decided one by one or all at once, and the conversation goes on once none is pending.
     batch: Mapped[str | None] = mapped_column(String(100))
+    # Where the untrusted words the turn had read came from ("quote,web"): why the card was
+    # shown despite a grant, and what a resume of this row has read.
+    untrusted: Mapped[str | None] = mapped_column(String(64))
 
 
 class ToolGrant(Base):

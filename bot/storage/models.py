@@ -3,6 +3,7 @@
 from bot.storage import (
     agent,
     chat,
+    claims,
     command_syncs,
     external_tools,
     knowledge,
@@ -22,6 +23,7 @@ __all__ = [
     "Base",
     "agent",
     "chat",
+    "claims",
     "command_syncs",
     "external_tools",
     "knowledge",

@@ -1,7 +1,7 @@
 """cached prompt tokens of each model call
 
 Revision ID: 0022
-Revises: 0020
+Revises: 0021
 Create Date: 2026-12-07
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0022"
-down_revision: str | None = "0020"
+down_revision: str | None = "0021"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -16,7 +16,10 @@ def test_an_image_of_the_current_run_becomes_an_image_part_after_the_text() -> N
     [converted] = m.to_llm([message], {"7": "data:image/png;base64,AAAA"})
 
     assert converted["content"] == [
-        {"type": "text", "text": "Hana: これ何？\n\n[添付: cat.png 画像] (image 1 attached below)"},
+        {
+            "type": "text",
+            "text": 'Hana: これ何？\n\n<file name="cat.png">\n(image 1 attached below)\n</file>',
+        },
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
     ]
 
@@ -26,7 +29,9 @@ def test_an_image_from_an_earlier_run_is_only_a_placeholder() -> None:
         text="これ何？", files=[FilePart(name="cat.png", kind="image", image_key="7")]
     )
 
-    assert m.to_llm([message]) == [{"role": "user", "content": "これ何？\n\n[添付: cat.png 画像]"}]
+    assert m.to_llm([message]) == [
+        {"role": "user", "content": 'これ何？\n\n<file name="cat.png">\n(an image)\n</file>'}
+    ]
 
 
 def test_a_quote_comes_before_the_members_words_and_a_deleted_one_says_so() -> None:
@@ -41,8 +46,8 @@ def test_a_quote_comes_before_the_members_words_and_a_deleted_one_says_so() -> N
     [converted] = m.to_llm([message])
 
     assert converted["content"] == (
-        '<thread_starter author="Taro">\nBBQ\n</thread_starter>\n\n'
-        "<replied_to>(that message was deleted, so its content is unknown)</replied_to>"
+        '<thread_starter by="Taro">\nBBQ\n</thread_starter>\n\n'
+        "<replied_to>\n(that message was deleted, so its content is unknown)\n</replied_to>"
         "\n\nどう思う？"
     )
 

@@ -45,8 +45,8 @@ async def test_a_replied_to_message_and_its_file_reach_the_model(rig: Rig) -> No
 
     content = rig.llm.last_request.messages_with_role("user")[-1]["content"]
     assert content == (
-        '<replied_to author="Taro">\n議事録を貼ります\n'
-        '<file name="minutes.txt">\n予算は12万円\n</file>\n</replied_to>\n\n'
+        '<replied_to by="Taro">\n議事録を貼ります\n</replied_to>\n'
+        '<file name="minutes.txt">\n予算は12万円\n</file>\n\n'
         "user100: これまとめて"
     )
 
@@ -75,7 +75,7 @@ async def test_a_failed_download_is_a_sentence_and_the_answer_goes_on(rig: Rig) 
     notice = next(e for e in events if isinstance(e, ev.Notice))
     assert "notes.txt をダウンロードできませんでした。もう一度送ってください。" in notice.text
     assert isinstance(events[-1], ev.Done)
-    assert "[添付: notes.txt] (not shown to you: the download failed)" in str(
+    assert '<file name="notes.txt">\\n(not shown to you: the download failed)' in str(
         rig.llm.last_request.messages
     )
 

@@ -106,6 +106,11 @@ async def test_joining_posts_one_bilingual_welcome_pointing_to_the_commands(
     assert "/otomo settings" in welcome["content"] and "/otomo help" in welcome["content"]
     assert "こんにちは" in welcome["content"] and "Hi" in welcome["content"]
     assert len(fake.messages(SECOND_GENERAL_CHANNEL_ID)) == 1
+    # The welcome can ping nobody, whatever it says.
+    assert welcome["allowed_mentions"]["parse"] == []
+    assert not welcome["allowed_mentions"].get("users")
+    assert not welcome["allowed_mentions"].get("roles")
+    assert welcome["mention_everyone"] is False and welcome["mentions"] == []
 
 
 async def test_a_left_servers_data_is_kept_for_the_retention_then_deleted(

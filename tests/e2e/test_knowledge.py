@@ -23,6 +23,7 @@ from tests.fakes.discord_server import (
     InteractionRecord,
     Json,
 )
+from tests.fakes.injections import unfenced
 from tests.fakes.llm_server import ChatRequest, ScriptedLLM, text, tool_call
 from tests.fakes.tavily import API_KEY, FakeResult, FakeTavily
 
@@ -409,7 +410,8 @@ async def test_an_approved_web_search_answers_and_is_found_in_the_knowledge_base
             _, replies = await otomo.ask("ブーストすると絵文字は増える？")
 
     assert "web_search" in llm.requests[0].tool_names
-    result = json.loads(searched.messages_with_role("tool")[-1]["content"])
+    # The web's words reach the model fenced as a web page.
+    result = json.loads(unfenced(searched.messages_with_role("tool")[-1]["content"]))
     assert result["output"]["results"][0]["url"] == "https://support.example.com/boosting"
     saved_to = result["output"]["saved_to"]
     # Archived in this server's own folder.
@@ -419,7 +421,7 @@ async def test_an_approved_web_search_answers_and_is_found_in_the_knowledge_base
     assert "https://blog.example.jp/boost" in saved.read_text("utf-8")
     later = llm.requests[2]
     assert f"出典: {saved_to}" in _system(later) and "(saved web search)" in _system(later)
-    found = json.loads(llm.last_request.messages_with_role("tool")[-1]["content"])
+    found = json.loads(unfenced(llm.last_request.messages_with_role("tool")[-1]["content"]))
     assert found["output"]["results"][0]["source"] == saved_to
     assert len(tavily.requests) == 1  # the later question was answered locally
     assert any(m["content"] == "前に調べた結果では、絵文字枠が増えます。" for m in replies)

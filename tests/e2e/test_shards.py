@@ -8,6 +8,7 @@ while the survivor goes on with its own shard and leaves the dead one's alone.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -195,3 +196,42 @@ async def test_a_shard_process_killed_mid_burst_takes_its_claims_back_and_the_ot
     assert set(by_nonce) == wanted
     assert all(len(messages) == 1 for messages in by_nonce.values())
     assert all(row.state == ReminderState.DELIVERED for row in rows)
+
+
+async def test_two_processes_given_the_same_shard_answer_a_mention_once(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, database_url: str
+) -> None:
+    llm.rule = lambda request: text("こんにちは！")
+    environ = shard_environment(fake, llm, tmp_path, database_url, GUILD_SHARD)
+    first = await started(environ, tmp_path)
+    second = await started(environ, tmp_path)
+    try:
+        sent = await fake.send_user_message(
+            GENERAL_CHANNEL_ID, HANA_ID, f"<@{fake.world.bot.id}> やあ", mention_bot=True
+        )
+        # Both receive it; one claims it and answers, the other leaves it.
+        await fake.wait_for_message(
+            GENERAL_CHANNEL_ID, lambda m: m["content"] == "こんにちは！", after=int(sent["id"])
+        )
+        skipped = f"Message {sent['id']} is answered by another process"
+        left = await asyncio.wait(
+            [asyncio.ensure_future(bot.wait_for_line(skipped, LIMIT)) for bot in (first, second)],
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        for pending in left[1]:
+            pending.cancel()
+        await first.stop()
+        await second.stop()
+    finally:
+        for bot in (first, second):
+            await bot.kill()
+
+    answers = [
+        m
+        for m in fake.messages(GENERAL_CHANNEL_ID)
+        if int(m["id"]) > int(sent["id"]) and int(m["author"]["id"]) == fake.world.bot.id
+    ]
+    assert [m["content"] for m in answers] == ["こんにちは！"]
+    assert len(llm.requests) == 1
+    assert first.count("Answering") + second.count("Answering") == 1
+    assert first.count(skipped) + second.count(skipped) == 1

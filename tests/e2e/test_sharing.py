@@ -38,7 +38,7 @@ async def test_a_mention_replying_to_another_members_message_gives_the_model_tha
         await otomo.ask("これまとめて", reply_to=int(original["id"]))
 
         content = llm.last_request.last_message["content"]
-        assert '<replied_to author="Taro">' in content
+        assert '<replied_to by="Taro">' in content
         assert MEETING in content
         assert content.endswith("Hana: これまとめて")
 
@@ -73,7 +73,7 @@ async def test_a_reply_to_a_deleted_message_says_so_and_still_answers(
 
         assert answers.REPLY_DELETED("ja") in notices(replies)
         content = llm.last_request.last_message["content"]
-        assert "<replied_to>(that message was deleted" in content
+        assert "<replied_to>\n(that message was deleted" in content
         assert MEETING not in content
         assert any("内容を教えてください" in m["content"] for m in replies)
 
@@ -91,7 +91,7 @@ async def test_in_a_thread_the_model_reads_the_message_the_thread_started_from(
         await otomo.ask("飲み物は？", channel_id=thread_id)
         second = llm.last_request.last_message["content"]
 
-        assert '<thread_starter author="Taro">' in first and plan in first
+        assert '<thread_starter by="Taro">' in first and plan in first
         # Quoted once per conversation: the follow-up does not repeat it.
         assert plan not in second
         assert plan in str(llm.last_request.messages)
@@ -130,10 +130,10 @@ async def test_an_image_reaches_a_vision_model_as_an_image_part_and_history_keep
 
         assert isinstance(content, list)
         assert content[0]["type"] == "text"
-        assert "[添付: cat.png 画像]" in content[0]["text"]
+        assert '<file name="cat.png">\n(image 1 attached below)' in content[0]["text"]
         data_url = "data:image/png;base64," + base64.b64encode(PICTURE).decode()
         assert content[1] == {"type": "image_url", "image_url": {"url": data_url}}
-        assert "[添付: cat.png 画像]" in later
+        assert '<file name="cat.png">\\n(an image)' in later
         assert "base64" not in later
         stored = await otomo.app.core.store.all(f"c{GENERAL_CHANNEL_ID}:u{HANA_ID}")
         assert "base64" not in str([s.message for s in stored])
@@ -150,7 +150,7 @@ async def test_an_image_for_a_model_without_vision_gets_a_sentence_not_an_image_
         assert "/model" in notices(replies)
         content = llm.last_request.last_message["content"]
         assert isinstance(content, str)
-        assert "[添付: cat.png 画像] (not shown to you: the model openai/test-model" in content
+        assert '<file name="cat.png">\n(not shown to you: the model openai/test-model' in content
         assert fake.cdn_downloads == []  # nothing was downloaded for nothing
 
 
@@ -177,7 +177,7 @@ async def test_too_large_binary_and_extra_files_are_refused_with_sentences(
         assert answers.FILES_SKIPPED("ja", limit=3, skipped=1) in said
         content = llm.last_request.last_message["content"]
         assert '<file name="short.txt">\n短いメモ\n</file>' in content
-        assert "[添付: server.log] (not shown to you: larger than 1 KB)" in content
+        assert '<file name="server.log">\n(not shown to you: larger than 1 KB)' in content
         assert len(fake.cdn_downloads) == 1 and fake.cdn_downloads[0].endswith("/short.txt")
 
 
@@ -236,9 +236,11 @@ async def test_pictures_declaring_too_many_pixels_are_refused_with_a_sentence_no
         content = llm.last_request.last_message["content"]
         images = [part for part in content if part["type"] == "image_url"]
         assert len(images) == 1  # only fine.png reaches the model
-        assert "[添付: huge.png] (not shown to you: more than 25 megapixels, not read)" in str(
-            content
+        assert (
+            '<file name="huge.png">\\n(not shown to you: more than 25 megapixels, not read)'
+            in str(content)
         )
-        assert "[添付: bomb.png] (not shown to you: more than 25 megapixels, not read)" in str(
-            content
+        assert (
+            '<file name="bomb.png">\\n(not shown to you: more than 25 megapixels, not read)'
+            in str(content)
         )

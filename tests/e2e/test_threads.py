@@ -58,14 +58,21 @@ async def test_a_thread_opened_with_the_command_is_one_conversation_of_two_membe
         assert told["flags"] & 64
         greeting = fake.messages(thread_id)[0]
         assert answers.THREAD_GREETING("ja") in greeting["content"]
+        # The greeting pings the member who opened the thread and nobody else.
+        assert greeting["allowed_mentions"]["parse"] == []
+        assert [int(u) for u in greeting["allowed_mentions"]["users"]] == [HANA_ID]
+        assert greeting["mention_everyone"] is False and greeting["mention_roles"] == []
 
         first = await say_in(otomo, thread_id, HANA_ID, "土曜に山へ行きたい")
         second = await say_in(otomo, thread_id, TARO_ID, "僕は日曜がいい")
 
     assert [m["content"] for m in first] == ["了解: 土曜に山へ行きたい"]
     assert [m["content"] for m in second] == ["了解: 僕は日曜がいい"]
-    # One conversation: Taro's turn comes with Hana's, each under their own name.
-    assert user_turns(llm.last_request) == ["Hana: 土曜に山へ行きたい", "Taro: 僕は日曜がいい"]
+    # One conversation: Taro's turn comes with Hana's, hers fenced as another speaker's words.
+    assert user_turns(llm.last_request) == [
+        '<said by="Hana">\n土曜に山へ行きたい\n</said>',
+        "Taro: 僕は日曜がいい",
+    ]
 
     async with running_bot(tmp_path, fake=fake, llm=llm, DEV_GUILD_ID=GUILD_ID) as otomo:
         after = await say_in(otomo, thread_id, HANA_ID, "じゃあ日曜で")
@@ -73,7 +80,7 @@ async def test_a_thread_opened_with_the_command_is_one_conversation_of_two_membe
     assert [m["content"] for m in after] == ["了解: じゃあ日曜で"]
     assert user_turns(llm.last_request) == [
         "Hana: 土曜に山へ行きたい",
-        "Taro: 僕は日曜がいい",
+        '<said by="Taro">\n僕は日曜がいい\n</said>',
         "Hana: じゃあ日曜で",
     ]
     # Outside the bot's threads a message without a mention is still not for the bot.
@@ -104,7 +111,7 @@ async def test_with_thread_conversations_on_a_mention_is_answered_in_a_new_threa
     assert answer["content"] == "了解: remind me what we planned"
     assert [m["content"] for m in follow_up] == ["了解: and for me?"]
     assert user_turns(llm.last_request) == [
-        "Hana: remind me what we planned",
+        '<said by="Hana">\nremind me what we planned\n</said>',
         "Taro: and for me?",
     ]
 

@@ -23,7 +23,13 @@ from bot.i18n import answers
 from bot.runtime.clock import SystemClock
 from bot.storage.agent import ConversationMessage
 from tests.e2e.harness import RunningBot, card_is, custom_ids, running_bot
-from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
+from tests.fakes.discord_server import (
+    GENERAL_CHANNEL_ID,
+    HANA_ID,
+    RANDOM_CHANNEL_ID,
+    FakeDiscord,
+    Json,
+)
 from tests.fakes.llm_server import ChatRequest, Reply, ScriptedLLM, text, tool_call
 from tests.fakes.local_server import free_port
 from tests.fakes.plugin_server import FakePlugin
@@ -412,11 +418,29 @@ async def test_a_grant_survives_the_same_provider_registering_again(
         await _always_allowed(api, alpha)
         again = await api.register(alpha, name="dice_roll", source="alpha")  # a plugin restart
 
-        _, replies = await api.otomo.ask("もう一回振って")
+        # In another channel: a conversation that has read the plugin's first answer asks
+        # before the next call whatever the grant says (docs/security.md).
+        _, replies = await api.otomo.ask("もう一回振って", channel_id=RANDOM_CHANNEL_ID)
 
     assert again[0] == 200
     assert len(alpha.calls) == 2
     assert not any(_is_card(m) for m in replies)
+
+
+async def test_a_conversation_that_read_a_plugins_answer_asks_before_its_next_call(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    llm.rule = _calls("dice_roll", {"notation": "2d6"})
+    async with FakePlugin() as alpha, bot_with_api(tmp_path, fake, llm) as api:
+        await api.register(alpha, name="dice_roll", source="alpha")
+        await _always_allowed(api, alpha)
+
+        sent = await api.otomo.mention("もう一回振って")
+        card = await _card_after(api, sent)
+
+    assert len(alpha.calls) == 1
+    fields = {f["name"]: f["value"] for f in card["embeds"][0]["fields"]}
+    assert answers.asked_after(["plugin"], "ja") in fields.values()
 
 
 async def test_a_card_approved_after_its_tool_changed_provider_runs_nothing(

@@ -16,8 +16,8 @@ async def test_a_matching_note_comes_with_its_author_date_and_citation(
 
     block = await notes_context(notebook, GUILD, "旅行の集合場所どこだっけ", TOKYO)
 
-    assert block.startswith("<notes>") and block.endswith("</notes>")
-    assert "東京駅の丸の内北口に8時" in block and "taro, 2026-11-29" in block
+    assert block.startswith("<notes ") and block.endswith("</notes>")
+    assert "東京駅の丸の内北口に8時" in block and 'by="taro" on="2026-11-29"' in block
     assert f"出典: メモ #{note.id}「旅行の集合」" in block
 
 

@@ -112,6 +112,7 @@ class ApprovalService:
             run_request=new.run_request,
             provider=new.provider,
             batch=new.batch,
+            untrusted=new.untrusted,
             status=Status.PENDING,
             created_at=now,
             expires_at=now + self.timeout,

@@ -51,6 +51,8 @@ class NewApproval:
     provider: str | None = None
     # The first call's id when one model turn asks for several approvals at once.
     batch: str | None = None
+    # Where the untrusted words the turn had read come from (taint.stored), if any.
+    untrusted: str | None = None
 
 
 @dataclass(frozen=True)

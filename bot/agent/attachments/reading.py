@@ -301,12 +301,14 @@ async def _quote(
             relation=quote.relation,
             message_id=quote.message_id,
             author_name=quote.author_name,
+            author_id=quote.author_id,
             earlier=True,
         )
     return QuotePart(
         relation=quote.relation,
         message_id=quote.message_id,
         author_name=quote.author_name,
+        author_id=quote.author_id,
         text=quote.text,
         files=await reader.files(quote.files),
     )

@@ -8,6 +8,9 @@ from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from bot.agent.conversation.fences import Untrusted, attribute, fence
+
+__all__ = ["Untrusted"]
 from bot.agent.conversation.parts import FilePart, QuotePart, user_content
 
 RejectionReason = Literal[
@@ -82,6 +85,8 @@ class ToolResultMessage(_Message):
     name: str
     content: str
     is_error: bool = False
+    # The answer carries words from outside (a web page, a plugin, a note): fenced for the model.
+    untrusted: Untrusted | None = None
 
 
 class ToolRejectedMessage(_Message):
@@ -146,12 +151,30 @@ def rejection_content(message: ToolRejectedMessage) -> str:
     return "\n".join(parts)
 
 
-def _convert(message: Message, images: Mapping[str, str]) -> dict[str, Any] | None:
+# The fence of each kind of tool answer from outside.
+_RESULT_TAG: dict[Untrusted, str] = {
+    "quote": "data",
+    "speaker": "data",
+    "file": "file",
+    "note": "notes",
+    "web": "web",
+    "plugin": "data",
+}
+
+
+def _convert(
+    message: Message, images: Mapping[str, str], asker: int | None
+) -> dict[str, Any] | None:
     match message:
         case UserMessage():
-            text = message.text
-            if message.author_name:
-                text = f"{message.author_name}: {text or '(no text, only what is attached)'}"
+            text = message.text or "(no text, only what is attached)"
+            if asker is not None and message.author_id not in (None, asker):
+                # Another speaker of a shared thread: their words are data for this asker.
+                text = fence("said", text, by=message.author_name)
+            elif message.author_name:
+                text = f"{attribute(message.author_name)}: {text}"
+            else:
+                text = message.text
             content = user_content(text, message.files, message.quotes, images)
             return {"role": "user", "content": content}
         case AssistantMessage():
@@ -169,7 +192,10 @@ def _convert(message: Message, images: Mapping[str, str]) -> dict[str, Any] | No
                 return None
             return converted
         case ToolResultMessage():
-            return {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+            content = message.content
+            if message.untrusted is not None:
+                content = fence(_RESULT_TAG[message.untrusted], content)
+            return {"role": "tool", "tool_call_id": message.call_id, "content": content}
         case ToolRejectedMessage():
             return {
                 "role": "tool",
@@ -188,16 +214,17 @@ def _convert(message: Message, images: Mapping[str, str]) -> dict[str, Any] | No
 
 
 def to_llm(
-    messages: list[Message], images: Mapping[str, str] | None = None
+    messages: list[Message], images: Mapping[str, str] | None = None, asker: int | None = None
 ) -> list[dict[str, Any]]:
     """Flatten typed messages into the chat format, keeping tool calls and results paired;
-    images (key -> data URL) are the current run's, so only its own turn shows them."""
+    images (key -> data URL) are the current run's, so only its own turn shows them; the
+    messages of anyone but asker (the member the run answers) are fenced as data."""
     converted: list[dict[str, Any]] = []
     pending: dict[str, str] = {}
     for message in messages:
         if message.exclude_from_context:
             continue
-        item = _convert(message, images or {})
+        item = _convert(message, images or {}, asker)
         if item is None:
             continue
         if item["role"] == "tool":

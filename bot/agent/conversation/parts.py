@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from bot.agent.conversation.fences import fence
+
 
 @dataclass(frozen=True)
 class SharedFile:
@@ -34,6 +36,7 @@ class SharedMessage:
     text: str = ""
     files: tuple[SharedFile, ...] = ()
     missing: MissingReason | None = None
+    author_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,18 +86,13 @@ class QuotePart(BaseModel):
     relation: QuoteRelation
     message_id: int | None = None
     author_name: str | None = None
+    # Who wrote it: a member quoting their own words brings nothing untrusted.
+    author_id: int | None = None
     text: str = ""
     files: list[FilePart] = Field(default_factory=list)
     missing: MissingReason | None = None
     # Already quoted in the context window: only the reference is repeated.
     earlier: bool = False
-
-
-def placeholder(part: FilePart) -> str:
-    """The short line that stands in for an attachment."""
-    if part.kind == "image":
-        return f"[添付: {part.name} 画像]"
-    return f"[添付: {part.name}]"
 
 
 @dataclass
@@ -114,26 +112,25 @@ class _Images:
 
 def _render_file(part: FilePart, images: _Images) -> str:
     if part.kind == "text" and part.text is not None:
-        return f'<file name="{part.name}">\n{part.text}\n</file>'
+        return fence("file", part.text, name=part.name)
+    # Its name is someone's words too: even an image's stand-in is fenced.
     number = images.attach(part.image_key) if part.kind == "image" else None
     if number is not None:
-        return f"{placeholder(part)} (image {number} attached below)"
+        return fence("file", f"(image {number} attached below)", name=part.name)
     if part.note:
-        return f"{placeholder(part)} (not shown to you: {part.note})"
-    return placeholder(part)
+        return fence("file", f"(not shown to you: {part.note})", name=part.name)
+    return fence("file", "(an image)" if part.kind == "image" else "(a file)", name=part.name)
 
 
 def _render_quote(quote: QuotePart, images: _Images) -> str:
     tag = _RELATION_TAG[quote.relation]
-    author = f' author="{quote.author_name}"' if quote.author_name else ""
     if quote.missing is not None:
-        return f"<{tag}>({_MISSING_TEXT[quote.missing]})</{tag}>"
+        return fence(tag, f"({_MISSING_TEXT[quote.missing]})")
     if quote.earlier:
-        return f"<{tag}{author}>(the message quoted earlier in this conversation)</{tag}>"
-    body = [quote.text] if quote.text else []
-    body += [_render_file(part, images) for part in quote.files]
-    inner = "\n".join(body) or "(no text)"
-    return f"<{tag}{author}>\n{inner}\n</{tag}>"
+        return fence(tag, "(the message quoted earlier in this conversation)", by=quote.author_name)
+    # The quote's own files are fences of their own after it: never one inside another.
+    inner = fence(tag, quote.text or "(no text)", by=quote.author_name)
+    return "\n".join([inner, *(_render_file(part, images) for part in quote.files)])
 
 
 def user_content(

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.agent.conversation.fences import Untrusted
 from bot.agent.tools.presentation import Look
 from bot.agent.tools.schema import clean_schema, docstring_parts, model_from_signature
 from bot.runtime.clock import Clock
@@ -114,6 +115,16 @@ class Tool:
     read_only: bool = False
     # The tool's own checks of a call, run before a card asks anyone (see ToolCheck).
     check: ToolCheck | None = None
+    # Its answers carry words from outside (a web page, a plugin, a member's note): they reach
+    # the model fenced, and later calls of the turn ask first. A function of the output says
+    # so per answer (None: this answer carries none).
+    untrusted: Untrusted | Callable[[Any], Untrusted | None] | None = None
+
+    def untrusted_in(self, output: Any) -> Untrusted | None:
+        """Where this answer's untrusted words come from, if it has any."""
+        if callable(self.untrusted):
+            return self.untrusted(output)
+        return self.untrusted
 
     def __post_init__(self) -> None:
         if not TOOL_NAME_PATTERN.fullmatch(self.name):
@@ -159,6 +170,7 @@ def tool(
     look: Look | None = None,
     read_only: bool = False,
     check: ToolCheck | None = None,
+    untrusted: Untrusted | Callable[[Any], Untrusted | None] | None = None,
 ) -> Callable[[ToolHandler], Tool]:
     """Turn `async def f(ctx: ToolContext, ...)` into a Tool; schema from signature + docstring."""
 
@@ -189,6 +201,7 @@ def tool(
             look=look,
             read_only=read_only,
             check=check,
+            untrusted=untrusted,
         )
 
     return wrap
@@ -204,6 +217,8 @@ class ToolOutcome:
 
     output: Any
     is_error: bool = False
+    # Where the words of the output come from when they are not the bot's own.
+    untrusted: Untrusted | None = None
 
     def to_content(self) -> str:
         """JSON text for the tool message: `{"output": ...}` or `{"is_error": true, ...}`."""
@@ -259,7 +274,9 @@ async def execute(tool_item: Tool, ctx: object, arguments: Mapping[str, Any]) ->
         async with asyncio.timeout(tool_item.timeout):
             output = await tool_item.handler(ctx, **kwargs)
     except ToolError as exc:
-        return ToolOutcome(redact(str(exc)), is_error=True)
+        # A plugin's refusal is its own words too.
+        said = None if callable(tool_item.untrusted) else tool_item.untrusted
+        return ToolOutcome(redact(str(exc)), is_error=True, untrusted=said)
     except TimeoutError:
         return ToolOutcome(
             f"{tool_item.name} did not finish within {tool_item.timeout:g} seconds", is_error=True
@@ -268,4 +285,4 @@ async def execute(tool_item: Tool, ctx: object, arguments: Mapping[str, Any]) ->
         return ToolOutcome(f"invalid arguments: {exc.errors()[0]['msg']}", is_error=True)
     except Exception as exc:  # a broken tool must not crash the conversation
         return ToolOutcome(redact(f"{type(exc).__name__}: {exc}"), is_error=True)
-    return ToolOutcome(output)
+    return ToolOutcome(output, untrusted=tool_item.untrusted_in(output))

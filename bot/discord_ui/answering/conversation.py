@@ -30,6 +30,7 @@ from bot.handlers.router import route
 from bot.i18n import Language, answers, language_of_text
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
+from bot.runtime.message_claims import MessageClaims, message_key
 from bot.runtime.metrics import Metrics
 from bot.runtime.send_failures import SendError
 from bot.runtime.worker import in_worker
@@ -64,6 +65,8 @@ class Staff:
     # Each server's settings (where Otomo answers) and budgets; None: the environment's only.
     servers: ServerDirectory | None = None
     budgets: Budgets | None = None
+    # Which process answers a message several receive; None: this one always does.
+    claims: MessageClaims | None = None
 
     def renderer(
         self,
@@ -108,6 +111,10 @@ class Conversations:
             return
         in_bot_thread = await self._in_bot_thread(message)
         verdict = self.gate.check(message, self._client.user, in_bot_thread=in_bot_thread)
+        if verdict.refusal is None and verdict.reaction is None and not verdict.answer:
+            return
+        if not await self.claimed(message):
+            return
         shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
             self.staff.metrics.mention(shard)
@@ -134,6 +141,15 @@ class Conversations:
             ),
             f"answer {run.run_id}",
         )
+
+    async def claimed(self, message: discord.Message) -> bool:
+        """Whether this process answers the message (another one that also received it may
+        have claimed it first)."""
+        claims = self.staff.claims
+        if claims is None or await claims.claim(message_key(message.id)):
+            return True
+        log.info("Message %s is answered by another process", message.id)
+        return False
 
     def language(self, text: str) -> Language:
         """The language to answer a message in: the one it is written in."""

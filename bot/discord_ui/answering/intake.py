@@ -51,6 +51,7 @@ def quoted(message: discord.Message, relation: QuoteRelation) -> SharedMessage:
         relation=relation,
         message_id=message.id,
         author_name=message.author.display_name,
+        author_id=message.author.id,
         text=message_text(message),
         files=tuple(shared_file(a) for a in message.attachments),
     )

@@ -202,6 +202,11 @@ class RunRenderer:
                     source=event.source,
                     batch=[self.new_card(name).gist(arguments) for name, arguments in event.batch],
                     details=[(w.say(self.language), v) for w, v in event.details],
+                    **_given(
+                        because=answers.asked_after(event.because, self.language)
+                        if event.because
+                        else None
+                    ),
                 )
             case ev.ToolExecuting():
                 key = self._key(event.call_id)

@@ -121,6 +121,8 @@ class ToolCard:
     edited: bool = False
     # What the call is about, looked up by its tool (label, value), shown before arguments.
     details: list[tuple[str, str]] = field(default_factory=list)
+    # Why the card asks although the member may always allow the tool (untrusted words read).
+    because: str | None = None
 
     def render(self) -> discord.Embed:
         """The embed for the current state (within Discord's embed limits)."""
@@ -156,6 +158,10 @@ class ToolCard:
                     when=discord.utils.format_dt(self.expires_at, "R")
                 )
             embed.add_field(name=wording.APPROVAL.say(say), value=line, inline=False)
+            if self.because:
+                embed.add_field(
+                    name=wording.WHY_ASKED.say(say), value=clip(self.because, 1024), inline=False
+                )
             if self.batch:
                 listed = "\n".join(f"• {clip(t, 100)}" for t in self.batch[:10])
                 embed.add_field(

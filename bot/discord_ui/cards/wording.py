@@ -24,6 +24,7 @@ UNKNOWN_OUTCOME = Words(
 )
 CHANGED = Words("ツールが変わったため実行していません", "The tool changed: nothing was run")
 PROVIDED_BY = Words("提供元", "Provided by")
+WHY_ASKED = Words("確認する理由", "Why you are asked")
 EXTERNAL_TOOL = Words("（外部ツール）", "(external tool)")
 ARGUMENTS = Words("引数", "Arguments")
 FORGOTTEN = Words(

@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.llm.models import ModelChoice
 from bot.discord_ui.commands.tools_list import show_tools
+from bot.discord_ui.sends import only
 from bot.extools import ExternalToolsRuntime
 from bot.i18n import Language, answers, language_of_locale, replies
 
@@ -194,7 +195,7 @@ class CoreCommands(commands.Cog):
             return
         await thread.send(
             f"{interaction.user.mention} {answers.THREAD_GREETING(language)}",
-            allowed_mentions=discord.AllowedMentions(users=[interaction.user]),
+            allowed_mentions=only(interaction.user.id),
         )
         await interaction.followup.send(
             answers.THREAD_OPENED(language, thread=thread.mention), ephemeral=True

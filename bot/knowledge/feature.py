@@ -80,6 +80,13 @@ async def context_for(
     return opening + "".join(entries).rstrip("\n") + "\n" + closing
 
 
+# Small talk: the knowledge base in one line (the general handler gets the whole instructions).
+CHAT_INSTRUCTIONS = (
+    "サーバーのことは <knowledge> の抜粋か search_knowledge で確かめ、使ったファイルを回答の最後に "
+    "`出典: <path>` で示す。無ければ推測しない。"
+)
+
+
 def knowledge_instructions(*, web_search_available: bool = False) -> str:
     """System-prompt text on using the knowledge base and citing it."""
     web = (
@@ -139,13 +146,21 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
             prompt.text[:MAX_QUERY_CHARS], ServerScope.of(prompt.guild_id)
         )
 
-    app.add_tools(KNOWLEDGE_TOOLS, offered_in=[router.GENERAL, router.CHAT])
+    async def chat_instructions(_: PromptInput) -> str:
+        return CHAT_INSTRUCTIONS
+
+    app.add_tools(KNOWLEDGE_TOOLS, offered_in=[router.GENERAL])
+    # Small talk keeps a lean prompt: search (and the excerpts that match) without the outline
+    # and the reading tool; the router sends questions about the server to the general handler.
+    app.add_tools(
+        [t for t in KNOWLEDGE_TOOLS if t.name == "search_knowledge"], offered_in=[router.CHAT]
+    )
     # A web search costs credits and an approval: the general handler's answer to a question
     # the knowledge base cannot answer, never part of small talk.
     app.add_tools(web, offered_in=[router.GENERAL])
     app.add_section(instructions(bool(web)), handlers=[router.GENERAL])
-    app.add_section(instructions(False), handlers=[router.CHAT])
-    app.add_section(outline, handlers=[router.GENERAL, router.CHAT])
+    app.add_section(outline, handlers=[router.GENERAL])
+    app.add_section(chat_instructions, handlers=[router.CHAT])
     app.add_context(excerpts, handlers=[router.GENERAL, router.CHAT])
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)

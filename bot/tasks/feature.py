@@ -8,9 +8,9 @@ from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
 from bot.tasks.tools import TASK_TOOLS
 
-# Reminders, forecasts and questions all may be asked "every morning at 7": each such handler
-# offers the task tools, so a schedule that needs the model reaches them.
-OFFERED_IN = (router.REMINDER, router.WEATHER, router.GENERAL)
+# The router sends work the model does on a schedule to the general handler (its "work on a
+# schedule" cue); the reminder and weather prompts stay lean without the task tools.
+OFFERED_IN = (router.GENERAL,)
 TASK_TOOL_NAMES = frozenset(t.name for t in TASK_TOOLS)
 
 

@@ -41,17 +41,19 @@ async def test_each_handler_offers_the_tools_of_the_features_that_chose_it(
     settings = Settings(knowledge_base_dir=tmp_path)
     handlers = _registered(settings, _deps(settings, database, clock)).handlers()
 
-    assert list(handlers[REMINDER].tools) == [*REMINDER_TOOLS, *TASK_TOOLS]
-    assert list(handlers[WEATHER].tools) == ["get_forecast", *TASK_TOOLS]
+    assert list(handlers[REMINDER].tools) == REMINDER_TOOLS
+    assert list(handlers[WEATHER].tools) == ["get_forecast"]
     assert list(handlers[GENERAL].tools) == [
         *REMINDER_TOOLS,
         "get_forecast",
         "search_knowledge",
         "read_knowledge",
         *NOTE_TOOLS,
+        *TASK_TOOLS,
     ]
-    # Small talk reads the knowledge base; the notebook's words go to the general handler.
-    assert list(handlers[CHAT].tools) == ["recent_topics", "search_knowledge", "read_knowledge"]
+    # Small talk searches the knowledge base; the notebook's words, the outline and scheduled
+    # work go to the general handler.
+    assert list(handlers[CHAT].tools) == ["recent_topics", "search_knowledge"]
 
 
 async def test_web_search_is_registered_only_with_a_tavily_key(

@@ -419,9 +419,12 @@ class ToolCalls:
         return False, why
 
     async def _asks_anyway(self, state: RunState, tool_item: Tool) -> bool:
-        """The taint rule for this call: untrusted words in context and a tool that acts."""
+        """The taint rule for this call: untrusted words in context and a tool that acts; and
+        a run nobody is watching (a scheduled task) never acts without a person's click."""
         if tool_item.read_only:
             return False
+        if state.request.unattended:
+            return True
         return taint.asks_anyway(tool_item, await self._untrusted(state))
 
     async def _untrusted(self, state: RunState) -> set[Untrusted]:

@@ -221,7 +221,9 @@ async def test_a_side_effect_call_inside_a_run_waits_for_the_owners_click(
         text("登録しました。"),
     )
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
-        sent = await otomo.mention("毎朝7時に今日の予定をリマインドに登録して", user_id=ADMIN_ID)
+        sent = await otomo.mention(
+            "毎朝7時に今日の予定をまとめてリマインドに登録して", user_id=ADMIN_ID
+        )
         await approve(otomo, GENERAL_CHANNEL_ID, int(sent["id"]), ADMIN_ID)
         before = fake.messages(GENERAL_CHANNEL_ID)[-1]
         llm.queue(
@@ -254,6 +256,49 @@ async def test_a_side_effect_call_inside_a_run_waits_for_the_owners_click(
         async with otomo.app.core.database.sessions() as session:
             (reminder,) = list(await session.scalars(select(Reminder)))
         assert reminder.user_id == ADMIN_ID
+
+
+async def test_an_unattended_run_asks_its_owner_even_for_a_tool_the_owner_always_allows(
+    tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
+) -> None:
+    seven = local(clock, 1, 7)
+    llm.queue(
+        tool_call(
+            "create_task",
+            {
+                "prompt": "今日の予定をリマインドに登録して",
+                "first_run": wall(seven),
+                "repeat": {"kind": "daily"},
+                "tools": ["create_reminder"],
+            },
+        ),
+        text("登録しました。"),
+    )
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        sent = await otomo.mention(
+            "毎朝7時に今日の予定をまとめてリマインドに登録して", user_id=ADMIN_ID
+        )
+        await approve(otomo, GENERAL_CHANNEL_ID, int(sent["id"]), ADMIN_ID)
+        await otomo.app.core.approvals.grant(ADMIN_ID, "create_reminder", guild_id=GUILD_ID)
+        before = fake.messages(GENERAL_CHANNEL_ID)[-1]
+        llm.queue(
+            tool_call(
+                "create_reminder", {"when": wall(seven + timedelta(hours=2)), "what": "会議"}
+            ),
+            text("9時の会議をリマインドに登録しました。"),
+        )
+        clock.set(seven)
+        assert await jobs(otomo).runner.run_due() == 1
+        card = await fake.wait_for_message(
+            GENERAL_CHANNEL_ID,
+            lambda m: any(c.startswith("apv:") for c in custom_ids(m)),
+            after=int(before["id"]),
+        )
+        assert f"<@{ADMIN_ID}>" in str(card)
+        async with otomo.app.core.database.sessions() as session:
+            assert list(await session.scalars(select(Reminder))) == []
+        (run,) = await runs_of(otomo)
+        assert run.status == RunStatus.WAITING
 
 
 async def test_a_task_creator_role_may_schedule_channel_posts_and_a_server_may_switch_tasks_off(

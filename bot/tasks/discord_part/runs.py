@@ -47,6 +47,7 @@ class AgentTaskRuns:
             only_tools=task.tools,
             # /otomo usage shows the scheduled runs' model calls apart.
             purpose="task",
+            unattended=True,
         )
         renderer = self._staff.renderer(
             self._client.get_partial_messageable(channel_id),

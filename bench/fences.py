@@ -55,14 +55,14 @@ def neutralising() -> None:
         print(f"neutral() on 20,000 chars of {name}: median {statistics.median(runs) * 1e3:.2f} ms")
 
 
-async def claiming(url: str, label: str) -> None:
+async def claiming(url: str, label: str, count: int = CLAIMS) -> None:
     """Median and p95 of one claim (a new message) and of a lost claim (a duplicate)."""
     database = create_database(url)
     async with database.engine.begin() as connection:
         await connection.run_sync(metadata.create_all)
     claims = MessageClaims(database.sessions, "bench")
     won, lost = [], []
-    for number in range(CLAIMS):
+    for number in range(count):
         started = time.perf_counter()
         await claims.claim(message_key(number))
         won.append(time.perf_counter() - started)
@@ -74,20 +74,22 @@ async def claiming(url: str, label: str) -> None:
         runs.sort()
         print(
             f"claim on {label}, {name}: median {statistics.median(runs) * 1e3:.2f} ms, "
-            f"p95 {runs[int(len(runs) * 0.95)] * 1e3:.2f} ms ({CLAIMS} claims)"
+            f"p95 {runs[int(len(runs) * 0.95)] * 1e3:.2f} ms ({count} claims)"
         )
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--postgres", help="a PostgreSQL URL (postgresql+asyncpg://…) to add")
+    parser.add_argument("--short", action="store_true", help="a tenth of the claims, in seconds")
     arguments = parser.parse_args()
+    count = CLAIMS // 10 if arguments.short else CLAIMS
     overheads()
     neutralising()
     with tempfile.TemporaryDirectory() as folder:
-        await claiming(f"sqlite+aiosqlite:///{folder}/bench.db", "SQLite")
+        await claiming(f"sqlite+aiosqlite:///{folder}/bench.db", "SQLite", count)
     if arguments.postgres:
-        await claiming(arguments.postgres, "PostgreSQL")
+        await claiming(arguments.postgres, "PostgreSQL", count)
 
 
 if __name__ == "__main__":

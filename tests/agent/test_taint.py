@@ -11,6 +11,7 @@ from bot.agent import events as ev
 from bot.agent.approvals.service import Decision
 from bot.agent.conversation.parts import Shared, SharedMessage
 from bot.agent.loop import Handler, PromptInput
+from bot.agent.runs import Prompt
 from bot.agent.tools import ToolContext, tool
 from tests.agent.conftest import TOOL_NAMES, Rig, collect, converse
 from tests.fakes.llm_server import text, tool_call, tool_calls
@@ -35,8 +36,8 @@ async def peek(ctx: ToolContext) -> str:
     return "nothing new"
 
 
-async def _instructions(prompt: PromptInput) -> str:
-    return "You are a test assistant."
+async def _instructions(prompt: PromptInput) -> Prompt:
+    return Prompt("You are a test assistant.")
 
 
 @pytest.fixture

@@ -59,7 +59,8 @@ async def test_a_shutdown_during_a_streamed_reply_ends_it_as_a_stop_and_keeps_th
 async def test_a_follow_up_sent_while_the_first_run_finishes_its_bookkeeping_is_answered(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM
 ) -> None:
-    llm.queue(text("最初の答えです。"), text("二つ目の答えです。"))
+    # The first answer streams for over a second, so its reply shows Stop while it grows.
+    llm.queue(text("最初の答えです。", chunk_delay=0.5), text("二つ目の答えです。"))
     async with running_bot(tmp_path, fake=fake, llm=llm) as otomo:
         # The last step of the first run (taking the Stop button off its reply) is slow.
         slow = fake.pause_requests(

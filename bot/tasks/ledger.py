@@ -115,16 +115,7 @@ class TaskLedger:
                     task.state = TaskState.FINISHED
                 else:
                     task.next_run_at, task.occurrence = nxt
-                run = TaskRun(
-                    task_id=task.id,
-                    guild_id=task.guild_id,
-                    due_at=due_at,
-                    manual=False,
-                    status=RunStatus.RUNNING,
-                    claimed_by=token,
-                    lease_until=until,
-                    started_at=now,
-                )
+                run = _started_run(task.id, task.guild_id, due_at, False, token, until, now)
                 session.add(run)
                 await session.flush()
                 claims.append(RunClaim(run.id, token, view, due_at, False))
@@ -135,16 +126,7 @@ class TaskLedger:
         token = self._token()
         async with self._writer, self._sessions() as session, session.begin():
             until = await self._lease_now(session, now) + self.lease
-            run = TaskRun(
-                task_id=task.id,
-                guild_id=task.guild_id,
-                due_at=now,
-                manual=True,
-                status=RunStatus.RUNNING,
-                claimed_by=token,
-                lease_until=until,
-                started_at=now,
-            )
+            run = _started_run(task.id, task.guild_id, now, True, token, until, now)
             session.add(run)
             await session.flush()
             return RunClaim(run.id, token, task, now, True)
@@ -222,3 +204,25 @@ class TaskLedger:
 
 def _changed(result: Any) -> bool:
     return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def _started_run(
+    task_id: int,
+    guild_id: int | None,
+    due_at: datetime,
+    manual: bool,
+    token: str,
+    until: datetime,
+    now: datetime,
+) -> TaskRun:
+    """A run row claimed by token until `until`, started now."""
+    return TaskRun(
+        task_id=task_id,
+        guild_id=guild_id,
+        due_at=due_at,
+        manual=manual,
+        status=RunStatus.RUNNING,
+        claimed_by=token,
+        lease_until=until,
+        started_at=now,
+    )

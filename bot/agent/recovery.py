@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bot.agent.approvals.service import ApprovalService, Status
-from bot.agent.call_records import CallRecords, OpenCall
+from bot.agent.call_records import OPEN_CARD_GRACE, CallRecords, OpenCall
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
 from bot.runtime.clock import Clock
@@ -67,9 +67,15 @@ class Recovery:
     async def _end(self, call: OpenCall) -> Recovered | None:
         key = call.conversation_key
         row = await self._approvals.find_by_call(key, call.call_id)
-        if row is not None and row.resumed_at is None and row.status != Status.INVALIDATED:
-            # Waiting for a click, or decided and soon resumed by the sweep: theirs to end.
-            return None
+        if row is not None and row.status != Status.INVALIDATED:
+            if row.resumed_at is None:
+                # Waiting for a click, or decided and soon resumed by the sweep: theirs to end.
+                return None
+            if not call.started and row.resumed_at > self._clock.now() - OPEN_CARD_GRACE:
+                # Claimed by a resume (here or in another process) that has not run the tool
+                # yet: it is about to. Should its process have died first, the sweep ends the
+                # call once the grace has passed.
+                return None
         tail = await self._store.tail(key)
         asked = False
         for stored in tail:

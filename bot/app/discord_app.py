@@ -131,9 +131,10 @@ class App:
         run the approved calls a stopped process left behind."""
         await self.reminders.start()
         try:
-            await self.bot.approval_clicks.resume_left_behind()
-            # Calls this process was running when it stopped end truthfully, cards included.
+            # Calls this process was running when it stopped end truthfully, cards included;
+            # before the resumes start, so none of them is mistaken for a call left open.
             await self.bot.approval_clicks.recover(everyone=False)
+            await self.bot.approval_clicks.resume_left_behind()
         except Exception as exc:
             # The approval sweep resumes them once the database is back.
             if not self.core.database.health.noticed(exc):

@@ -9,6 +9,7 @@ import pytest
 
 from bot.agent import events as ev
 from bot.agent.approvals.service import Decision, Status
+from bot.agent.call_records import OPEN_CARD_GRACE, CallRecords, CardPlace, incarnation_of
 from bot.agent.conversation import messages as m
 from bot.agent.runs import StopReason, StopSignal
 from bot.storage.agent import ToolGrant
@@ -437,3 +438,28 @@ async def test_calls_asked_together_go_on_only_once_each_is_decided(rig: Rig) ->
 
     assert rig.book.notes == ["a", "b"]
     assert await rig.agent.calls.left_behind(rig.clock.now()) == []
+
+
+async def test_a_call_a_resume_just_claimed_is_not_ended_as_left_open(rig: Rig) -> None:
+    """After a restart the resume claims an approved call while recovery looks for calls the
+    earlier process left open: the claimed call is the resume's to run, not "cancelled"."""
+    rig.llm.queue(tool_call("add_note", {"text": "x"}, id="call_5"))
+    approval_id = await _pending_approval(rig)
+    row = await rig.approvals.get(approval_id)
+    assert row is not None
+    # The card was shown by this process's earlier life.
+    identity, _ = incarnation_of(rig.agent.records.executor)
+    earlier = CallRecords(rig.database.sessions, f"{identity}/earlier")
+    place = CardPlace("add_note", row.channel_id, 777)
+    await earlier.record_card(row.conversation_key, "call_5", place, rig.clock.now())
+    await rig.approvals.decide(approval_id, 100, Decision.APPROVE)
+    assert await rig.approvals.claim_resume(row)
+
+    assert await rig.agent.recovery.recover(everyone=False) == []
+    tail = [stored.message for stored in await rig.store.tail(row.conversation_key)]
+    assert not any(isinstance(message, m.ToolRejectedMessage) for message in tail)
+
+    # Had the resuming process died before running it, the call ends once the grace is over.
+    rig.clock.advance(OPEN_CARD_GRACE + timedelta(seconds=1))
+    ended = await rig.agent.recovery.recover(everyone=False)
+    assert [(item.call.call_id, item.outcome) for item in ended] == [("call_5", "invalidated")]

@@ -487,3 +487,38 @@ async def test_the_bot_leaves_console_reminders_to_the_console_and_the_console_t
     assert [d.reminder_id for d in sender.posted] == [discord_id]
     assert await console.run_due() == 1
     assert [d.reminder_id for d in sender.posted] == [discord_id, console_id]
+
+
+async def test_a_reminder_whose_mark_failed_is_delivered_once_its_lease_ends(
+    engine: DeliveryEngine,
+    file_database: Database,
+    clock: ManualClock,
+    scheduler: AsyncIOScheduler,
+    sender: FakeSender,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Posted, then the database went away before the mark: the row keeps this engine's
+    lease, and a later re-arm (every wake and resync does one) still wakes at its end."""
+    reminder_id = await remind(service_for(file_database, clock))
+    mark = engine._ledger.mark_delivered_many
+
+    async def database_gone(*_: object) -> list[bool]:
+        raise ConnectionError("the database went away")
+
+    monkeypatch.setattr(engine._ledger, "mark_delivered_many", database_gone)
+    clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
+    await engine.start()
+    await engine.drain()
+    monkeypatch.setattr(engine._ledger, "mark_delivered_many", mark)
+    assert (await row_of(file_database, reminder_id)).state == ReminderState.PENDING
+
+    await engine.rearm()
+    job = scheduler.get_job(engine.job_id)
+    assert job is not None and job.next_run_time == clock.now() + LEASE
+
+    clock.advance(LEASE)
+    await job.func()
+    await engine.drain()
+    assert [d.nonce for d in sender.calls] == [f"r{reminder_id}o1"] * 2
+    assert len(sender.posted) == 1
+    assert (await row_of(file_database, reminder_id)).state == ReminderState.DELIVERED

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import logging
 from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
@@ -113,6 +114,9 @@ class DeliveryEngine:
         self._backlogged = False
         self._armed_at: datetime | None = None
         self._hint: datetime | None = None
+        # Lease ends of rows whose outcome could not be written (posted, then the database went
+        # away): the table cannot say when to look again at our own claims, so this does.
+        self._lease_ends: list[datetime] = []
         self._running = False
         # An outage is retried and said once, not per row.
         self._health = health or DatabaseHealth()
@@ -182,6 +186,8 @@ class DeliveryEngine:
             # A reminder created while we were reading may be earlier than what we read.
             if self._hint is not None and (earliest is None or self._hint < earliest):
                 earliest = self._hint
+            if self._lease_ends and (earliest is None or self._lease_ends[0] < earliest):
+                earliest = self._lease_ends[0]
             if not self._running:
                 return
             if earliest is None:
@@ -232,6 +238,10 @@ class DeliveryEngine:
 
     async def _wake(self) -> None:
         self._armed_at = None
+        # The claims below take back every row whose lease ended by now.
+        now = self._clock.now()
+        while self._lease_ends and self._lease_ends[0] <= now:
+            heapq.heappop(self._lease_ends)
         with self._health.tolerated(retry=self._wake_in):
             if taken := await self._ledger.take_back_once():
                 log.info("Took back %d reminders claimed before the last restart", taken)
@@ -278,7 +288,9 @@ class DeliveryEngine:
 
     def _look_again_later(self) -> None:
         # The row may still hold our lease; look again once it runs out.
-        self.notify_changed(self._clock.now() + self._ledger.lease)
+        lease_end = self._clock.now() + self._ledger.lease
+        heapq.heappush(self._lease_ends, lease_end)
+        self.notify_changed(lease_end)
 
     def _lane_idle(self) -> None:
         if self._backlogged and self._running and len(self._lanes) <= self._max_in_flight // 2:

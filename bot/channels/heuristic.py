@@ -30,6 +30,11 @@ _JA_WEAK = re.compile(r"(ある|いる|できる|して|の)[。.!！〜~ー…\
 _JA_QUESTION_WORDS = re.compile(
     r"(どう|なに|何|なんで|なぜ|どこ|いつ|だれ|誰|どれ|どっち|どの|いくら|どんな|何時|何日)"
 )
+# Asking wherever it stands in the sentence: a request, a how-to, a call for anyone who knows.
+_JA_ASKING = re.compile(
+    r"(教えて|おしえて|お願い|おねがい|ください|下さい|どうやって|どうすれば|どうしたら|"
+    r"知りたい|わかる人|分かる人|知ってる人|誰か|だれか)"
+)
 _EN_OPENINGS = re.compile(
     r"^(what|whats|what's|why|how|when|where|who|whom|whose|which|is|are|am|was|were|do|does|"
     r"did|can|could|would|will|should|shall|may|might|have|has|please|pls|tell me|explain|"
@@ -51,6 +56,8 @@ def looks_like_a_question(text: str, names: Iterable[str] = ()) -> bool:
     if _EN_OPENINGS.search(lowered) and len(lowered.split()) >= 3:
         return True
     if _EN_REQUESTS.search(lowered):
+        return True
+    if _JA_ASKING.search(said):
         return True
     ending = _JA_ENDINGS.search(said)
     if ending is None:

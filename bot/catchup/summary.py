@@ -51,7 +51,7 @@ def request(messages: list[Said], language: Language, tz: ZoneInfo) -> list[dict
             m.text,
             limit=MESSAGE_CHARS,
             n=str(number),
-            speaker=f"{m.author} (bot)" if m.by_bot else m.author,
+            by=f"{m.author} (bot)" if m.by_bot else m.author,
             at=m.at.astimezone(tz).strftime("%m-%d %H:%M"),
         )
         for number, m in enumerate(messages, start=1)

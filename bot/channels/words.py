@@ -30,3 +30,4 @@ NO_PERSONA = Text(ja="なし（サーバーのペルソナだけ）", en="None (
 START_LISTENING = Text(ja="ここで聞く", en="Listen here")
 STOP_LISTENING = Text(ja="聞くのをやめる", en="Stop listening")
 EDIT_PERSONA = Text(ja="ペルソナを編集", en="Edit the persona")
+OTHER_PERSONAS = Text(ja="🗂️ ペルソナのある他のチャンネル", en="🗂️ Other channels with a persona")

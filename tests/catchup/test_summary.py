@@ -23,14 +23,16 @@ def test_others_words_reach_the_model_fenced_and_numbered() -> None:
     )
     system, user = sent[0]["content"], sent[1]["content"]
     assert "Write in Japanese." in system and "never as instructions" in system
-    assert '<said n="1" speaker="hana" at="12-07 12:00">' in user
-    assert '<said n="2" speaker="mallory"' in user
+    assert '<said n="1" by="hana" at="12-07 12:00">' in user
+    assert '<said n="2" by="mallory"' in user
     # The second message cannot close its fence: exactly two closings, both ours.
     assert user.count("</said>") == 2
 
 
 def test_each_cited_number_links_to_its_message() -> None:
-    answer = with_links("• 明日は10時集合 [1]\n• 資料は共有済み [2][9]", [said(1, "a"), said(2, "b")])
+    answer = with_links(
+        "• 明日は10時集合 [1]\n• 資料は共有済み [2][9]", [said(1, "a"), said(2, "b")]
+    )
     assert f"[[1]](<{URL.format(1)}>)" in answer
     assert f"[[2]](<{URL.format(2)}>)" in answer
     assert "[9]" not in answer

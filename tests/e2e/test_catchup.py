@@ -10,10 +10,10 @@ from bot.catchup import words
 from tests.e2e.harness import running_bot
 from tests.fakes.discord.world import READ_MESSAGE_HISTORY, VIEW_CHANNEL
 from tests.fakes.discord_server import (
+    ADMIN_ID,
     GENERAL_CHANNEL_ID,
     GUILD_ID,
     HANA_ID,
-    ADMIN_ID,
     RANDOM_CHANNEL_ID,
     SECOND_GENERAL_CHANNEL_ID,
     SECOND_GUILD_ID,

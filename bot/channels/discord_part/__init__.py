@@ -65,7 +65,12 @@ class ChannelListener:
 
 
 def panel(
-    listening: bool, cooldown: int, persona: str, channel: str, language: Language
+    listening: bool,
+    cooldown: int,
+    persona: str,
+    channel: str,
+    language: Language,
+    elsewhere: list[int] | None = None,
 ) -> discord.Embed:
     """The channel's settings as an admin reads them."""
     embed = discord.Embed(
@@ -85,6 +90,12 @@ def panel(
         value=clip(persona, 1000) if persona else words.NO_PERSONA(language),
         inline=False,
     )
+    if elsewhere:
+        embed.add_field(
+            name=words.OTHER_PERSONAS(language),
+            value=clip(" ".join(f"<#{c}>" for c in sorted(elsewhere)), 1000),
+            inline=False,
+        )
     return embed
 
 
@@ -146,12 +157,14 @@ class ChannelPanel(discord.ui.View):
     async def embed(self, language: Language) -> discord.Embed:
         """The panel's embed as things stand."""
         config = self.servers.config(self.guild_id)
+        personas = await self.voices.personas(self.guild_id)
         return panel(
             self.channel_id in config.listening_channels,
             config.listen_cooldown_seconds,
             await self.voices.persona(self.guild_id, self.channel_id),
             f"<#{self.channel_id}>",
             language,
+            elsewhere=[c for c in personas if c != self.channel_id],
         )
 
     async def redraw(self, interaction: discord.Interaction[Any]) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bot.i18n import replies
-from tests.e2e.harness import RunningBot, custom_ids, running_bot
+from bot.runtime.clock import ManualClock
+from tests.conftest import START
+from tests.e2e.harness import RunningBot, approval_card, custom_ids, running_bot
 from tests.fakes.discord_server import (
     ADMIN_ID,
     GENERAL_CHANNEL_ID,
@@ -21,7 +24,7 @@ from tests.fakes.discord_server import (
     FakeDiscord,
     Json,
 )
-from tests.fakes.llm_server import ScriptedLLM, text
+from tests.fakes.llm_server import ScriptedLLM, text, tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -121,3 +124,31 @@ async def test_an_admin_sets_a_channel_voice_that_reaches_that_channel_only(
     assert KANSAI in stable_part(llm.requests[0])
     assert KANSAI not in llm.requests[1].system
     assert KANSAI not in llm.requests[2].system
+
+
+async def test_an_unasked_answer_asks_before_acting_and_keeps_to_the_budget(
+    tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
+) -> None:
+    fake = two_servers
+    clock = ManualClock(START)
+    llm.queue(tool_call("create_reminder", {"when": "2026-12-01T09:00", "what": "歯医者"}))
+    async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
+        await otomo.app.core.servers.change(
+            GUILD_ID, {"listening_channels": frozenset({GENERAL_CHANNEL_ID})}, ADMIN_ID
+        )
+        await fake.send_user_message(
+            GENERAL_CHANNEL_ID, HANA_ID, "12月1日の9時に歯医者ってリマインドしてくれる？"
+        )
+        await fake.wait_until(lambda: approval_card(fake) is not None, timeout=10)
+        await otomo.idle()
+
+        # Past the cool-down, with Hana's daily budget spent: one sentence, no model call.
+        await otomo.app.core.servers.change(GUILD_ID, {"member_daily_tokens": 1}, ADMIN_ID)
+        clock.advance(timedelta(seconds=121))
+        question = await fake.send_user_message(
+            GENERAL_CHANNEL_ID, HANA_ID, "明日の天気はどうですか？"
+        )
+        refused = await answered(otomo, question, GENERAL_CHANNEL_ID)
+
+    assert llm.request_count == 1
+    assert len(refused) == 1 and "利用上限" in refused[0]["content"]

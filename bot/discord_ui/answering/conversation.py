@@ -134,12 +134,19 @@ class Conversations:
             listener = self.staff.listener
             if listener is None or me is None or not listener.heard(message, me):
                 return
-            verdict, listened = self.gate.check(message, me, listened=True), True
+            listened = True
         if not await self.claimed(message):
             return
-        if listened and not verdict.answer:
-            # Nobody called us: a refusal would answer chatter with a complaint.
-            return
+        if listened:
+            # The channel's turn first, so questions asked during its cool-down do not count
+            # against the member's rate limit.
+            if not await self._listening_turn(message):
+                return
+            verdict = self.gate.check(message, me, listened=True)
+            if not verdict.answer:
+                # Nobody called us: a refusal would answer a question to the room with a
+                # complaint.
+                return
         shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
             self.staff.metrics.mention(shard)
@@ -156,8 +163,6 @@ class Conversations:
             await reply_plain(message, answers.RESTARTING(self.language(verdict.text)))
             return
         if await self.over_budget(message):
-            return
-        if listened and not await self._listening_turn(message):
             return
         # Registered now, in the order messages arrive, so a follow-up queues behind its run.
         run = self.staff.runs.start(message.author.id, message.channel.id, shared=in_bot_thread)

@@ -14,6 +14,9 @@ from bot.i18n import Language
 
 # One message's text is clipped to this in the request: a catch-up reads many.
 MESSAGE_CHARS = 600
+# All messages' text together stays below this (about 15,000 tokens), whatever the cap: the
+# newest messages are kept, so a small model's context still holds the request.
+REQUEST_CHARS = 48_000
 # The answer is shown in an embed's description (Discord: 4,096 characters).
 ANSWER_CHARS = 4000
 _CITATION = re.compile(r"\[(?:#)?(\d{1,4})\]")
@@ -41,6 +44,19 @@ class Said:
     url: str
     at: datetime
     by_bot: bool = False
+
+
+def newest_within(messages: list[Said], limit: int = REQUEST_CHARS) -> tuple[list[Said], bool]:
+    """The newest messages (oldest first) whose clipped text fits in limit; whether any
+    older ones were left out."""
+    kept: list[Said] = []
+    total = 0
+    for message in reversed(messages):
+        total += min(len(message.text), MESSAGE_CHARS)
+        if total > limit and kept:
+            return list(reversed(kept)), True
+        kept.append(message)
+    return list(reversed(kept)), False
 
 
 def request(messages: list[Said], language: Language, tz: ZoneInfo) -> list[dict[str, Any]]:

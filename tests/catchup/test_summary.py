@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from bot.catchup.summary import Said, request, with_links
+from bot.catchup.summary import MESSAGE_CHARS, Said, newest_within, request, with_links
 
 AT = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
 URL = "https://discord.com/channels/1/2/{}"
@@ -41,3 +41,13 @@ def test_each_cited_number_links_to_its_message() -> None:
 def test_an_answer_citing_nothing_links_the_first_and_last_message() -> None:
     answer = with_links("• いろいろ話していた", [said(1, "a"), said(2, "b"), said(3, "c")])
     assert answer.endswith(f"[[1]](<{URL.format(1)}>) … [[3]](<{URL.format(3)}>)")
+
+
+def test_a_long_catch_up_keeps_the_newest_messages_that_fit() -> None:
+    messages = [said(n, "あ" * 1000) for n in range(1, 6)]
+
+    kept, cut = newest_within(messages, limit=3 * MESSAGE_CHARS)
+
+    assert [m.url for m in kept] == [URL.format(n) for n in (3, 4, 5)]
+    assert cut
+    assert newest_within(messages[:2], limit=3 * MESSAGE_CHARS) == (messages[:2], False)

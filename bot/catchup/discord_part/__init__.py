@@ -18,7 +18,7 @@ from discord.ext import commands
 from bot.agent.llm.client import BudgetSpent, LLMClient, Payer
 from bot.agent.llm.provider import LLMFailure
 from bot.catchup import words
-from bot.catchup.summary import ANSWER_CHARS, Said, request, with_links
+from bot.catchup.summary import ANSWER_CHARS, Said, newest_within, request, with_links
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
@@ -124,6 +124,8 @@ class CatchupCommand(commands.Cog):
         await interaction.response.defer(ephemeral=True, thinking=True)
         cap = self._servers.config(guild_id).catchup_max_messages
         missed, last_own, capped = await self._missed(channel, interaction.user.id, start, cap)
+        missed, cut = newest_within(missed)
+        capped = capped or cut
         if not missed:
             when = (
                 words.SINCE_WORDS(language, when=f"<t:{int(start.timestamp())}:f>")

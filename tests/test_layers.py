@@ -21,6 +21,8 @@ FEATURES = (
     "bot.notes",
     "bot.extools",
     "bot.tasks",
+    "bot.channels",
+    "bot.catchup",
 )
 # A feature's Discord part (its slash commands, buttons and posts): `bot/<feature>/discord/` or
 # `bot/<feature>/discord_part.py`. It may import discord, the Discord layer and its own feature.

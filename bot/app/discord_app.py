@@ -79,6 +79,7 @@ class App:
             servers=core.servers,
             budgets=core.budgets,
             arrivals=Arrivals(core.membership),
+            listener=parts.listener,
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id

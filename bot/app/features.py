@@ -7,6 +7,10 @@ from dataclasses import dataclass
 
 from bot.app import discord_parts
 from bot.app.services import Deps
+from bot.catchup import discord_part as catchup_discord
+from bot.catchup import feature as catchup
+from bot.channels import discord_part as channels_discord
+from bot.channels import feature as channels
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
@@ -35,6 +39,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature("knowledge", knowledge.register, discord_parts.knowledge),
     Feature("notes", notes.register, discord_parts.notes),
     Feature("tasks", tasks.register, tasks_discord.register),
+    Feature("channels", channels.register, channels_discord.register),
+    Feature("catchup", catchup.register, catchup_discord.register),
 )
 
 

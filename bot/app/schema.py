@@ -1,7 +1,8 @@
 """The whole schema: the shared tables and the tables features keep in their own packages
 (Alembic and the tests read it from here)."""
 
+from bot.channels import table as channels
 from bot.storage.models import metadata
 from bot.tasks import table as tasks
 
-__all__ = ["metadata", "tasks"]
+__all__ = ["channels", "metadata", "tasks"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.agent.llm.client import LLMClient, Payer
+from bot.channels import ChannelVoices
 from bot.chat import Tips, WordPool
 from bot.knowledge import KnowledgeEditor, KnowledgeIndex
 from bot.notes import Notebook
@@ -36,6 +37,8 @@ class Deps:
     notebook: Notebook
     # Each server's settings (persona, language, posts), the same object every layer reads.
     servers: ServerDirectory
+    # Each channel's own persona and listening cool-down.
+    channels: ChannelVoices
 
 
 def build_deps(
@@ -74,4 +77,7 @@ def build_deps(
         kb_editor=KnowledgeEditor.from_settings(index, settings, sessions, clock),
         notebook=Notebook(sessions, clock, fresh_seconds=settings.server_settings_refresh_seconds),
         servers=servers,
+        channels=ChannelVoices(
+            sessions, clock, fresh_seconds=settings.server_settings_refresh_seconds
+        ),
     )

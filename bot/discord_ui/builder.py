@@ -9,6 +9,7 @@ import discord
 from apscheduler.schedulers.base import BaseScheduler
 
 from bot.agent.loop import Agent
+from bot.discord_ui.answering.conversation import Listener
 from bot.discord_ui.client import CogFactory
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
@@ -60,6 +61,8 @@ class DiscordBuilder:
     budgets: Budgets | None = None
     membership: Membership | None = None
     metrics: Metrics | None = None
+    # Who answers unaddressed questions in listening channels (a feature's Discord part).
+    listener: Listener | None = None
 
     def add_commands(self, factory: CogFactory) -> None:
         """Add a cog of slash commands, made when the client sets up."""
@@ -78,6 +81,10 @@ class DiscordBuilder:
     def add_server_post(self, kind: str, make: Callable[[ChannelPoster], PostFor]) -> None:
         """A kind of scheduled post every server may have, on its own schedule."""
         self.server_posts[kind] = make
+
+    def listen_with(self, listener: Listener) -> None:
+        """Answer questions without a mention where the listener hears them."""
+        self.listener = listener
 
     def answer_reminder_buttons(self, actions: ReminderActions) -> None:
         """What the Snooze / Done buttons under delivered reminders do."""

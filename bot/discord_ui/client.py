@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent
-from bot.discord_ui.answering.conversation import Conversations, Staff
+from bot.discord_ui.answering.conversation import Conversations, Listener, Staff
 from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.answering.threads import Threads
@@ -92,6 +92,7 @@ class OtomoBot(commands.AutoShardedBot):
         servers: ServerDirectory | None = None,
         budgets: Budgets | None = None,
         arrivals: Arrivals | None = None,
+        listener: Listener | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -136,6 +137,7 @@ class OtomoBot(commands.AutoShardedBot):
                 clock=agent.clock,
                 health=self.database_health,
             ),
+            listener=listener,
         )
         # What answering needs; a feature's unattended runs draw their cards through it too.
         self.staff = staff

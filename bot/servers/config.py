@@ -54,6 +54,9 @@ class ServerConfig:
     tasks_enabled: bool = True
     max_tasks: int = 20
     task_creator_roles: frozenset[int] = frozenset()
+    listening_channels: frozenset[int] = frozenset()
+    listen_cooldown_seconds: int = 120
+    catchup_max_messages: int = 200
     # The names a server set itself (the others come from the environment).
     overridden: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -64,6 +67,11 @@ class ServerConfig:
             return True
         listed = any(c in self.answer_channels for c in channel_ids if c is not None)
         return listed if self.answer_mode == "allow" else not listed
+
+    def listens_in(self, channel_id: int) -> bool:
+        """Whether Otomo answers questions in this channel without being mentioned (the
+        channel itself: its threads and the rest of its category still need a mention)."""
+        return channel_id in self.listening_channels and self.answers_in(channel_id)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -202,6 +210,20 @@ def _count(text: str) -> int:
     return int(cleaned)
 
 
+def _seconds(text: str) -> int:
+    cleaned = text.strip()
+    if not cleaned.isdigit() or int(cleaned) > 86400:
+        raise BadValue(replies.SECONDS_RANGE)
+    return int(cleaned)
+
+
+def _catchup_cap(text: str) -> int:
+    cleaned = text.strip()
+    if not cleaned.isdigit() or not 10 <= int(cleaned) <= 1000:
+        raise BadValue(replies.CATCHUP_RANGE)
+    return int(cleaned)
+
+
 def _place(text: str) -> str:
     if not 1 <= len(text.strip()) <= 100:
         raise BadValue(replies.ENTER_PLACE)
@@ -254,6 +276,7 @@ class Setting:
             "weather_channel",
             "tips_channel",
             "word_pool_channels",
+            "listening_channels",
         ):
             ids = value if isinstance(value, frozenset) else {value} if value else set()
             return ", ".join(f"<#{i}>" for i in sorted(ids)) or "—"
@@ -351,6 +374,27 @@ SETTINGS: dict[str, Setting] = {
             _ids,
             "tasks",
         ),
+        Setting(
+            "listening_channels",
+            "メンションなしで答えるチャンネル",
+            "Channels where Otomo listens (no mention needed)",
+            _ids,
+            "listening",
+        ),
+        Setting(
+            "listen_cooldown_seconds",
+            "聞くチャンネルの間隔（秒）",
+            "Listening cool-down per channel (seconds)",
+            _seconds,
+            "listening",
+        ),
+        Setting(
+            "catchup_max_messages",
+            "/otomo catchup で読む最大件数",
+            "Most messages /otomo catchup reads",
+            _catchup_cap,
+            "listening",
+        ),
     )
 }
 assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"overridden"}
@@ -381,6 +425,8 @@ def defaults_of(settings: Settings) -> ServerConfig:
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
         max_tasks=settings.task_max_per_server,
+        listen_cooldown_seconds=settings.listen_cooldown_seconds,
+        catchup_max_messages=settings.catchup_max_messages,
     )
 
 

@@ -85,7 +85,16 @@ async def test_every_registered_tool_is_offered_by_some_handler(
 def test_every_feature_has_a_discord_part_and_a_unique_name() -> None:
     names = [feature.name for feature in FEATURES]
 
-    assert names == ["reminders", "weather", "chat", "knowledge", "notes", "tasks"]
+    assert names == [
+        "reminders",
+        "weather",
+        "chat",
+        "knowledge",
+        "notes",
+        "tasks",
+        "channels",
+        "catchup",
+    ]
     assert all(feature.discord is not None for feature in FEATURES)
 
 

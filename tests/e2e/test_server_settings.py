@@ -287,7 +287,8 @@ async def test_reset_in_the_panel_returns_a_setting_to_the_bots_default(
         servers = otomo.app.core.servers
         await servers.change(SECOND_GUILD_ID, {"persona": PIRATE, "language": "en"}, 1)
         answer, message_id = await open_panel(fake, SECOND_OWNER_ID, SECOND_GENERAL_CHANNEL_ID)
-        reset = answer["data"]["components"][1]["components"][0]
+        # The reset menu comes after the menus that change settings (one per 25 settings).
+        reset = answer["data"]["components"][-1]["components"][0]
         assert {o["value"] for o in reset["options"]} == {"persona", "language"}
 
         chosen = await fake.choose_select(

@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from bot.catchup import words as catchup_words
+from bot.channels import words as channel_words
 from bot.i18n import (
     Text,
     answers,
@@ -21,7 +23,7 @@ from bot.i18n import (
 )
 from bot.i18n import posts as posted
 
-CATALOG: tuple[ModuleType, ...] = (answers, posted, replies)
+CATALOG: tuple[ModuleType, ...] = (answers, posted, replies, catchup_words, channel_words)
 KANA = re.compile(r"[\u3040-\u30ff]")
 
 

@@ -7,6 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Protocol
 
 import discord
 
@@ -45,6 +46,20 @@ log = logging.getLogger(__name__)
 BUDGET_REACTION = "🪫"
 
 
+class Listener(Protocol):
+    """Answers without a mention in the channels a server's admins chose (a feature fills it)."""
+
+    def heard(self, message: discord.Message, me: discord.ClientUser) -> bool:
+        """Whether an unaddressed message in a listening channel asks Otomo something (cheap:
+        no query, no model call)."""
+        ...
+
+    async def take_turn(self, message: discord.Message) -> bool:
+        """Whether the channel's cool-down lets Otomo answer now (the turn is then taken, in
+        every process)."""
+        ...
+
+
 @dataclass(frozen=True)
 class Staff:
     """What answering needs, shared with the approval clicks (they resume runs too)."""
@@ -67,6 +82,8 @@ class Staff:
     budgets: Budgets | None = None
     # Which process answers a message several receive; None: this one always does.
     claims: MessageClaims | None = None
+    # Listening channels: unaddressed questions answered; None: only when addressed.
+    listener: Listener | None = None
 
     def renderer(
         self,
@@ -110,11 +127,26 @@ class Conversations:
         if not self.answers_here(message):
             return
         in_bot_thread = await self._in_bot_thread(message)
-        verdict = self.gate.check(message, self._client.user, in_bot_thread=in_bot_thread)
+        me = self._client.user
+        verdict = self.gate.check(message, me, in_bot_thread=in_bot_thread)
+        listened = False
         if verdict.refusal is None and verdict.reaction is None and not verdict.answer:
-            return
+            listener = self.staff.listener
+            if listener is None or me is None or not listener.heard(message, me):
+                return
+            listened = True
         if not await self.claimed(message):
             return
+        if listened:
+            # The channel's turn first, so questions asked during its cool-down do not count
+            # against the member's rate limit.
+            if not await self._listening_turn(message):
+                return
+            verdict = self.gate.check(message, me, listened=True)
+            if not verdict.answer:
+                # Nobody called us: a refusal would answer a question to the room with a
+                # complaint.
+                return
         shard = message.guild.shard_id if message.guild else 0
         if verdict.refusal is not None:
             self.staff.metrics.mention(shard)
@@ -141,6 +173,19 @@ class Conversations:
             ),
             f"answer {run.run_id}",
         )
+
+    async def _listening_turn(self, message: discord.Message) -> bool:
+        """The listening channel's cool-down allows an answer now (taken); else stay quiet."""
+        assert self.staff.listener is not None
+        try:
+            if await self.staff.listener.take_turn(message):
+                return True
+        except Exception as exc:
+            if not self.staff.health.noticed(exc):
+                log.exception("Could not take channel %s's listening turn", message.channel.id)
+            return False
+        log.info("Channel %s is cooling down; not answering unasked", message.channel.id)
+        return False
 
     async def claimed(self, message: discord.Message) -> bool:
         """Whether this process answers the message (another one that also received it may

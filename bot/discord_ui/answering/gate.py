@@ -123,10 +123,12 @@ class Gate:
         me: discord.ClientUser | None,
         *,
         in_bot_thread: bool = False,
+        listened: bool = False,
     ) -> Verdict:
         """Ignore what is not for us; refuse (with a sentence, once a window) what breaks a
-        limit. In a thread the bot opened, every member's message is for us."""
-        if me is None or not self.addressed(message, me, in_bot_thread=in_bot_thread):
+        limit. In a thread the bot opened, every member's message is for us; in a listening
+        channel, a message the listener heard as a question to us (listened)."""
+        if me is None or not self.addressed(message, me, in_bot_thread=in_bot_thread or listened):
             return Verdict(False)
         text = mention_text(message, me.id)
         refusal = self._refusal(message, text)

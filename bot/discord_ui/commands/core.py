@@ -33,6 +33,7 @@ HELP_JA = """**Otomo（お供）でできること**
 • ⏹️ 回答中は **停止** ボタンで止められます。
 • 🧠 `/otomo memory` で覚えている会話を確認、`/otomo forget` で削除できます。
 • 🧵 `/otomo thread` でスレッドを作ると、その中ではメンションなしで話しかけられます。
+• 📰 `/otomo catchup` で、このチャンネルで見逃した話題を自分だけにまとめて見られます。
 """
 
 HELP_EN = """**What Otomo can do**
@@ -49,6 +50,7 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
 • ⏹️ Press **Stop** to interrupt an answer.
 • 🧠 `/otomo memory` shows what I keep of our conversation; `/otomo forget` deletes it.
 • 🧵 `/otomo thread` opens a thread where you talk with me without mentioning me.
+• 📰 `/otomo catchup` sums up, privately, what you missed in this channel.
 """
 
 WEB_SEARCH_OFF_JA = (

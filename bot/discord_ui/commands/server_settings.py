@@ -66,8 +66,45 @@ def panel(config: ServerConfig, language: Language) -> discord.Embed:
 
 
 CHANNEL_SETTINGS = frozenset(
-    {"answer_channels", "weather_channel", "tips_channel", "word_pool_channels"}
+    {
+        "answer_channels",
+        "weather_channel",
+        "tips_channel",
+        "word_pool_channels",
+        "listening_channels",
+    }
 )
+# Discord's most options in one select: the settings are split over several, by group.
+OPTIONS_PER_SELECT = 25
+
+
+def select_pages(names: list[str]) -> list[list[str]]:
+    """Settings split into selects of at most 25 options, whole groups together where they fit
+    (a View holds five rows: two selects to change, two to reset, room to spare)."""
+    pages: list[list[str]] = [[]]
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(SETTINGS[name].group, []).append(name)
+    for members in groups.values():
+        for name in members:
+            if len(pages[-1]) == OPTIONS_PER_SELECT or (
+                name == members[0] and len(pages[-1]) + len(members) > OPTIONS_PER_SELECT
+            ):
+                pages.append([])
+            pages[-1].append(name)
+    return [page for page in pages if page]
+
+
+def _page_title(page: list[str], language: Language) -> str:
+    groups = dict.fromkeys(SETTINGS[n].group for n in page)
+    return clip(
+        replies.SETTINGS_CHANGE_SOME(
+            language, groups=", ".join(replies.SETTINGS_GROUPS[g](language) for g in groups)
+        ),
+        150,
+    )
+
+
 ROLE_SETTINGS = frozenset({"approver_roles", "editor_roles", "task_creator_roles"})
 
 
@@ -124,12 +161,14 @@ class SettingForm(discord.ui.Modal):
 class ChangeSelect(discord.ui.Select["SettingsPanel"]):
     """Pick a setting to change: opens its form."""
 
-    def __init__(self, servers: ServerDirectory, guild_id: int, language: Language) -> None:
+    def __init__(
+        self, servers: ServerDirectory, guild_id: int, language: Language, names: list[str]
+    ) -> None:
         super().__init__(
-            placeholder=replies.SETTINGS_CHANGE(language),
+            placeholder=_page_title(names, language),
             options=[
-                discord.SelectOption(label=clip(s.label(language), 100), value=s.name)
-                for s in SETTINGS.values()
+                discord.SelectOption(label=clip(SETTINGS[n].label(language), 100), value=n)
+                for n in names
             ],
         )
         self.servers = servers
@@ -191,10 +230,11 @@ class SettingsPanel(discord.ui.View):
     ) -> None:
         super().__init__(timeout=PANEL_SECONDS)
         self.permissions = permissions
-        self.add_item(ChangeSelect(servers, guild_id, language))
-        overridden = sorted(servers.config(guild_id).overridden)
-        if overridden:
-            self.add_item(ResetSelect(servers, guild_id, overridden, permissions, language))
+        for page in select_pages(list(SETTINGS)):
+            self.add_item(ChangeSelect(servers, guild_id, language, page))
+        overridden = [n for n in SETTINGS if n in servers.config(guild_id).overridden]
+        for page in select_pages(overridden):
+            self.add_item(ResetSelect(servers, guild_id, page, permissions, language))
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Still an admin of this server (rights may have changed since the panel opened)."""

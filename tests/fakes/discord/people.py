@@ -177,6 +177,8 @@ class People(MessageStore):
             member = self.world.member_payload(user_id, with_permissions=True, guild_id=guild.id)
             if member is None:
                 raise ValueError(f"user {user_id} is not a member of guild {guild.id}")
+            # Discord sends the member's permissions in this channel, overwrites applied.
+            member["permissions"] = str(guild.channel_permissions(user_id, channel_id))
             payload.update(
                 guild_id=str(guild.id),
                 guild={"id": str(guild.id), "locale": guild.locale, "features": []},

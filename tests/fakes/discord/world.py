@@ -192,6 +192,8 @@ class FakeChannel:
     parent_id: int | None = None
     topic: str | None = None
     owner_id: int | None = None
+    # Member overwrites: user id -> permission bits denied to that member in this channel.
+    denied: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -241,6 +243,15 @@ class FakeGuild:
             role = self.role(role_id)
             perms |= role.permissions if role else 0
         return ALL_PERMISSIONS if perms & ADMINISTRATOR else perms
+
+    def channel_permissions(self, user_id: int, channel_id: int) -> int:
+        """Permissions in one channel: the guild's, less the member's overwrite there (the
+        owner and administrators are never denied anything, like Discord)."""
+        perms = self.permissions(user_id)
+        channel = self.channel(channel_id)
+        if perms == ALL_PERMISSIONS or channel is None:
+            return perms
+        return perms & ~channel.denied.get(user_id, 0)
 
 
 @dataclass
@@ -475,9 +486,16 @@ class World:
                 },
             )
         else:
-            data.update(position=channel.position, topic=channel.topic, permission_overwrites=[])
+            data.update(
+                position=channel.position,
+                topic=channel.topic,
+                permission_overwrites=[
+                    {"id": str(user), "type": 1, "allow": "0", "deny": str(bits)}
+                    for user, bits in channel.denied.items()
+                ],
+            )
         if for_user is not None:
-            data["permissions"] = str(guild.permissions(for_user))
+            data["permissions"] = str(guild.channel_permissions(for_user, channel.id))
         return data
 
     def guild_payload(self, guild_id: int | None = None) -> Json:

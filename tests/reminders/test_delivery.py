@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import select
 
+from bot.reminders.delivery.claims import Posted
 from bot.reminders.delivery.engine import LEASE, DeliveryEngine
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID, CONSOLE_REMINDERS, DISCORD_REMINDERS
 from bot.reminders.service import ReminderService
@@ -497,15 +498,15 @@ async def test_a_reminder_whose_mark_failed_is_delivered_once_its_lease_ends(
     sender: FakeSender,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Posted, then the database went away before the mark: the row keeps this engine's
-    lease, and a later re-arm (every wake and resync does one) still wakes at its end."""
+    """Posted, then the mark failed: the row keeps this engine's lease, and a later re-arm
+    (every wake and resync does one) still wakes at its end."""
     reminder_id = await remind(service_for(file_database, clock))
     mark = engine._ledger.mark_delivered_many
 
-    async def database_gone(*_: object) -> list[bool]:
-        raise ConnectionError("the database went away")
+    async def broken(*_: object) -> list[bool]:
+        raise RuntimeError("the mark failed")
 
-    monkeypatch.setattr(engine._ledger, "mark_delivered_many", database_gone)
+    monkeypatch.setattr(engine._ledger, "mark_delivered_many", broken)
     clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
     await engine.start()
     await engine.drain()
@@ -522,3 +523,35 @@ async def test_a_reminder_whose_mark_failed_is_delivered_once_its_lease_ends(
     assert [d.nonce for d in sender.calls] == [f"r{reminder_id}o1"] * 2
     assert len(sender.posted) == 1
     assert (await row_of(file_database, reminder_id)).state == ReminderState.DELIVERED
+
+
+async def test_a_mark_the_database_could_not_take_is_written_once_it_is_back(
+    engine: DeliveryEngine,
+    file_database: Database,
+    clock: ManualClock,
+    sender: FakeSender,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Posted, then the database went away: the mark waits for it, and nothing is resent."""
+    reminder_id = await remind(service_for(file_database, clock))
+    mark = engine._ledger.mark_delivered_many
+    outage = 2
+
+    async def away_then_back(posted: Sequence[Posted]) -> list[bool]:
+        nonlocal outage
+        if outage:
+            outage -= 1
+            raise ConnectionError("the database went away")
+        return await mark(posted)
+
+    monkeypatch.setattr(engine._ledger, "mark_delivered_many", away_then_back)
+    monkeypatch.setattr(engine._health, "retry_delay", lambda: 0.0)
+    clock.set(datetime(2026, 11, 20, 1, 10, tzinfo=UTC))
+    await engine.start()
+    await engine.drain()
+
+    assert outage == 0
+    assert [d.nonce for d in sender.calls] == [f"r{reminder_id}o1"]
+    row = await row_of(file_database, reminder_id)
+    assert row.state == ReminderState.DELIVERED and row.claimed_by is None
+    assert not engine._health.down

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -25,6 +26,9 @@ from bot.schedule.times import local_text
 from bot.schedule.words import summary, summary_en
 
 log = logging.getLogger(__name__)
+
+# Writing a delivery's outcome (mark, advance or reschedule); callable again after an outage.
+Outcome = Callable[[], Coroutine[Any, Any, None]]
 
 # Rejections (403/404) of one occurrence before the reminder fails and the owner is told.
 MAX_ATTEMPTS = 5
@@ -62,12 +66,13 @@ class ReminderCourier:
         self._rescheduled = rescheduled
 
     async def deliver(
-        self, claim: Claim, *, write: Callable[[Coroutine[Any, Any, None]], None] | None = None
+        self, claim: Claim, *, write: Callable[[Outcome], None] | None = None
     ) -> None:
         """Post the claimed occurrence once, unless it was cancelled or edited meanwhile.
 
         The outcome's write (mark, advance or reschedule) is awaited here, or handed to write
-        to be awaited elsewhere: the channel's next reminder then need not wait for it.
+        to be awaited elsewhere: the channel's next reminder then need not wait for it, and an
+        outage retries the write itself rather than the post.
         """
         now = self._clock.now()
         if not await self._confirms.submit((claim, now)):
@@ -77,20 +82,21 @@ class ReminderCourier:
             await self._before_send(claim.row.channel_id)
             now = self._clock.now()
         delivery = delivery_of(claim, now)
-        outcome: Coroutine[Any, Any, None]
+        outcome: Outcome
         try:
             message_id = await self._sender.send(delivery)
         except RetryableSendError as exc:
-            outcome = self._retry_later(claim, delivery, exc)
+            outcome = partial(self._retry_later, claim, delivery, exc)
         except PermanentSendError as exc:
-            outcome = self._count_rejection(claim, delivery, exc.reason)
+            outcome = partial(self._count_rejection, claim, delivery, exc.reason)
         except Exception as exc:
             log.exception("reminder #%s: the sender raised", claim.row.id)
-            outcome = self._count_rejection(claim, delivery, f"{type(exc).__name__}: {exc}")
+            reason = f"{type(exc).__name__}: {exc}"
+            outcome = partial(self._count_rejection, claim, delivery, reason)
         else:
-            outcome = self._record_sent(claim, message_id)
+            outcome = partial(self._record_sent, claim, message_id)
         if write is None:
-            await outcome
+            await outcome()
         else:
             write(outcome)
 

@@ -11,10 +11,8 @@ import asyncio
 import contextlib
 import heapq
 import logging
-from collections.abc import Coroutine
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
@@ -22,7 +20,7 @@ from apscheduler.triggers.date import DateTrigger
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.delivery.claims import Claim
-from bot.reminders.delivery.courier import ReminderCourier
+from bot.reminders.delivery.courier import Outcome, ReminderCourier
 from bot.reminders.delivery.lanes import ChannelLanes
 from bot.reminders.delivery.ledger import DeliveryLedger
 from bot.reminders.delivery.scope import ReminderScope
@@ -271,19 +269,20 @@ class DeliveryEngine:
                 self._look_again_later()
                 raise
 
-    def _write_later(self, outcome: Coroutine[Any, Any, None]) -> None:
+    def _write_later(self, outcome: Outcome) -> None:
         task = asyncio.create_task(self._write(outcome), name="reminder-outcome")
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
-    async def _write(self, outcome: Coroutine[Any, Any, None]) -> None:
+    async def _write(self, outcome: Outcome) -> None:
         try:
-            await outcome
-        except Exception as exc:
+            # Posted, and the database went away: the mark is written once it is back (the
+            # claim's token still guards the row), not left for a resend after the lease.
+            await self._health.until_reachable(outcome)
+        except Exception:
             # Posted but not marked: claimed again once the lease ran out, the resend is
-            # answered with the first message (the nonce). An outage is said once, not here.
-            if not self._health.noticed(exc):
-                log.exception("recording a reminder's outcome failed")
+            # answered with the first message (the nonce).
+            log.exception("recording a reminder's outcome failed")
             self._look_again_later()
 
     def _look_again_later(self) -> None:

@@ -72,11 +72,10 @@ async def test_remind_me_about_a_message_reads_the_time_and_delivers_its_link_an
             GENERAL_CHANNEL_ID, TARO_ID, "明日の会議は10時から\n資料を忘れずに"
         )
 
-        opened = await fake.invoke_message_command(REMIND, int(said["id"]), user_id=HANA_ID)
-        form = await opened.wait_response()
+        form = await act(fake, REMIND, said)
         unclear = await fake.submit_modal("remind:form", {"when": "そのうち", "note": ""})
         refusal = await unclear.wait_followup()
-        await (await fake.invoke_message_command(REMIND, int(said["id"]))).wait_response()
+        await act(fake, REMIND, said)
         asked = await fake.submit_modal("remind:form", {"when": "明日の9時", "note": ""})
         confirmed = await asked.wait_followup()
 
@@ -107,20 +106,22 @@ async def test_message_actions_refuse_in_english_where_they_cannot_be_used(
     tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM, clock: ManualClock
 ) -> None:
     fake.world.client_locale = "en-US"
+    llm.queue(text("Noted."))
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
         await otomo.app.core.servers.change(
             GUILD_ID, {"answer_mode": "allow", "answer_channels": frozenset({RANDOM_CHANNEL_ID})}, 1
         )
         silenced = await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, "meeting at 10")
         refused = [await act(fake, name, silenced) for name in (REMIND, ASK)]
-        dm = await fake.send_dm_from_user(HANA_ID, "note to self")
-        in_dm = await (await fake.invoke_message_command(REMIND, int(dm["id"]))).wait_response()
+        # A DM is answered (one model call), then its message is right-clicked.
+        dm, _ = await otomo.ask_dm("note to self")
+        in_dm = await act(fake, REMIND, dm)
 
         said = await fake.send_user_message(RANDOM_CHANNEL_ID, TARO_ID, "meeting at 10")
-        await (await fake.invoke_message_command(REMIND, int(said["id"]))).wait_response()
+        await act(fake, REMIND, said)
         past = await fake.submit_modal("remind:form", {"when": "2020-01-01T09:00"})
         too_late = await past.wait_followup()
-        await (await fake.invoke_message_command(REMIND, int(said["id"]))).wait_response()
+        await act(fake, REMIND, said)
         await fake.delete_user_message(int(said["id"]))
         gone = await fake.submit_modal("remind:form", {"when": "2099-01-01T09:00"})
         deleted = await gone.wait_followup()
@@ -131,8 +132,8 @@ async def test_message_actions_refuse_in_english_where_they_cannot_be_used(
     assert in_dm["data"]["content"] == replies.ACTION_ONLY_IN_SERVERS("en")
     assert too_late["content"] == replies.REMIND_TIME_PAST("en", typed="2020-01-01T09:00")
     assert deleted["content"] == replies.ACTION_MESSAGE_GONE("en")
-    # An ISO time needs no model, and nothing refused ever reached it.
-    assert llm.request_count == 0
+    # An ISO time needs no model, and nothing refused ever reached it (the DM's answer did).
+    assert llm.request_count == 1
 
 
 async def test_ask_about_a_message_answers_privately_and_only_the_asker_posts_it(
@@ -180,7 +181,7 @@ async def test_ask_about_a_message_answers_privately_and_only_the_asker_posts_it
     assert channel[-1]["id"] == public["id"]
 
 
-async def test_ask_is_refused_when_the_servers_budget_is_spent_and_answered_in_the_other(
+async def test_a_spent_budget_refuses_what_needs_the_model_in_that_server_only(
     tmp_path: Path, two_servers: FakeDiscord, llm: ScriptedLLM
 ) -> None:
     fake = two_servers
@@ -190,22 +191,23 @@ async def test_ask_is_refused_when_the_servers_budget_is_spent_and_answered_in_t
         said, _ = await otomo.ask(
             "こんにちは", channel_id=SECOND_GENERAL_CHANNEL_ID, user_id=SORA_ID
         )
-        await (
-            await fake.invoke_message_command(ASK, int(said["id"]), user_id=SORA_ID)
-        ).wait_response()
-        spent = await (
-            await fake.submit_modal("ask:form", {"question": "これは何？"})
-        ).wait_followup()
+        await act(fake, ASK, said, SORA_ID)
+        spent = await submit(fake, "ask:form", {"question": "これは何？"})
+        await act(fake, REMIND, said, SORA_ID)
+        unread = await submit(fake, "remind:form", {"when": "明日の9時"})
+        await act(fake, REMIND, said, SORA_ID)
+        soon = (datetime.now(TOKYO) + timedelta(days=2)).strftime("%Y-%m-%dT09:00")
+        exact = await submit(fake, "remind:form", {"when": soon})
 
         here = await fake.send_user_message(GENERAL_CHANNEL_ID, TARO_ID, "明日は雨")
-        await (
-            await fake.invoke_message_command(ASK, int(here["id"]), user_id=HANA_ID)
-        ).wait_response()
-        answered = await (
-            await fake.submit_modal("ask:form", {"question": "傘いる？"})
-        ).wait_followup()
+        await act(fake, ASK, here)
+        answered = await submit(fake, "ask:form", {"question": "傘いる？"})
 
     assert spent["flags"] & EPHEMERAL
     assert "利用上限" in spent["content"]
+    # Reading a time in words takes the model, so the spent budget refuses it; an exact time
+    # takes no model call, so it is set.
+    assert "利用上限" in unread["content"]
+    assert "リマインドします" in exact["content"]
     assert answered["embeds"][0]["description"] == "もう一方のサーバーの答え"
     assert llm.request_count == 2

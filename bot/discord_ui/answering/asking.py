@@ -205,8 +205,21 @@ class AskAboutMessage(commands.Cog):
         question: str,
         language: Language,
     ) -> None:
-        """Run the agent on the question with the message quoted; answer privately."""
+        """Acknowledge within Discord's 3 s, then answer in the background (shutdown waits for
+        or cancels it like a mention's answer)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
+        self._staff.tasks.spawn(
+            self._answer(interaction, message, question, language), f"ask {interaction.id}"
+        )
+
+    async def _answer(
+        self,
+        interaction: discord.Interaction[Any],
+        message: discord.Message,
+        question: str,
+        language: Language,
+    ) -> None:
+        """Run the agent on the question with the message quoted; answer privately."""
         staff = self._staff
         budgets = staff.budgets
         spent = (
@@ -225,8 +238,11 @@ class AskAboutMessage(commands.Cog):
             return
         except discord.HTTPException as exc:
             log.info("Could not fetch message %s again: %s", message.id, exc.status)
+        # Keyed by the interaction: an ask is a conversation of its own and queues behind
+        # nothing, but a shutdown's Stop reaches it.
+        run = staff.runs.start(interaction.user.id, interaction.id)
         try:
-            answer = await self._run(interaction, message, question, language)
+            answer = await self._run(interaction, message, question, language, run.stop)
         except Exception as exc:
             if staff.health.noticed(exc):
                 await say(interaction, answers.DATABASE_UNREACHABLE(language))
@@ -234,6 +250,8 @@ class AskAboutMessage(commands.Cog):
             log.exception("Answering a question about message %s failed", message.id)
             await say(interaction, answers.INTERNAL_ERROR(language))
             return
+        finally:
+            staff.runs.end(run)
         if isinstance(answer, ev.Failed):
             await say(interaction, answer.message or replies.ASK_NO_ANSWER(language))
             return
@@ -253,6 +271,7 @@ class AskAboutMessage(commands.Cog):
         message: discord.Message,
         question: str,
         language: Language,
+        stop: StopSignal,
     ) -> str | ev.Failed:
         """The run's answer text, or its failure."""
         staff = self._staff
@@ -283,7 +302,7 @@ class AskAboutMessage(commands.Cog):
         notes: list[str] = []
         done: ev.Done | None = None
         # The stream is read to its end (Done or Failed come last), so the run closes itself.
-        async for event in staff.agent.run(request, text, StopSignal(), shared=shared):
+        async for event in staff.agent.run(request, text, stop, shared=shared):
             if isinstance(event, ev.Failed):
                 return event
             if isinstance(event, ev.Notice):

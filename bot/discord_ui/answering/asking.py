@@ -18,6 +18,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.agent import events as ev
+from bot.agent.conversation.history import asked_conversation_key
 from bot.agent.conversation.parts import Shared
 from bot.agent.runs import RunRequest, StopSignal
 from bot.discord_ui.answering.conversation import Staff, answers_in_channel
@@ -288,7 +289,9 @@ class AskAboutMessage(commands.Cog):
             channel_id=message.channel.id,
             guild_id=interaction.guild_id,
             # A conversation of its own: a private answer never becomes the channel's history.
-            conversation_key=f"ask:{interaction.id}",
+            conversation_key=asked_conversation_key(
+                message.channel.id, interaction.user.id, interaction.id
+            ),
             handler=chosen.name,
             timezone=await staff.preferences.timezone(interaction.user.id),
             is_admin=staff.permissions.is_approver(actor),

@@ -68,6 +68,7 @@ async def test_remind_me_about_a_message_reads_the_time_and_delivers_its_link_an
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
         synced = {c["name"]: c for c in fake.commands(None) if c["type"] == 3}
         assert synced[REMIND]["name_localizations"] == {"ja": "このメッセージをリマインド"}
+        assert synced[ASK]["name_localizations"] == {"ja": "Otomo に聞く"}
         said = await fake.send_user_message(
             GENERAL_CHANNEL_ID, TARO_ID, "明日の会議は10時から\n資料を忘れずに"
         )

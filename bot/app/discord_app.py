@@ -23,6 +23,7 @@ from bot.app.start_failures import (
     discord_failure,
     intents_hint,
 )
+from bot.discord_ui.answering.asking import AskAboutMessage
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
@@ -236,6 +237,7 @@ def discord_parts(core: Core) -> DiscordBuilder:
     parts.add_commands(
         lambda client: ServerSettingsCommands(client, core.servers, core.permissions)
     )
+    parts.add_commands(lambda client: AskAboutMessage(client, client.staff))
     register_discord_parts(parts, core.deps)
     return parts
 

@@ -12,16 +12,19 @@ from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.reminders.discord_part import add_message_action
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
 
 
 def reminders(app: DiscordBuilder, deps: Deps) -> None:
-    """/remind and /timezone, and the buttons under delivered reminders."""
+    """/remind and /timezone, the buttons under delivered reminders, and the message action
+    "Remind me about this"."""
     now = app.clock.now
     app.add_commands(lambda client: ReminderCommands(deps.reminders, app.preferences, now))
     app.answer_reminder_buttons(ReminderActions(deps.reminder_buttons, app.preferences, now))
+    add_message_action(app, deps.reminders)
 
 
 def weather(app: DiscordBuilder, deps: Deps) -> None:

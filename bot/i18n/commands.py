@@ -88,5 +88,12 @@ SLASH: tuple[Text, ...] = (
     Text(ja="今のタイムゾーン", en="Show your time zone"),
 )
 
+# Message commands (right-click a message → Apps): their names are what members read, so
+# unlike slash commands' names they are translated.
+MESSAGE_ACTIONS: tuple[Text, ...] = (
+    Text(ja="このメッセージをリマインド", en="Remind me about this"),
+    Text(ja="Otomo に聞く", en="Ask Otomo about this"),
+)
+
 # What Discord shows a member whose Discord is in Japanese, by the English the command declares.
-JAPANESE: dict[str, str] = {text.en: text.ja for text in SLASH}
+JAPANESE: dict[str, str] = {text.en: text.ja for text in (*SLASH, *MESSAGE_ACTIONS)}

@@ -33,7 +33,7 @@ REMINDER_WHEN = Text(ja="予定", en="When")
 REMINDER_DUE = Text(ja="{when} の予定", en="Due {when}")
 REMINDER_LATE = Text(ja="（{late}遅れでのお届けです）", en="(late by {late})")
 REMINDER_REPEATS = Text(ja="繰り返し", en="Repeats")
-REMINDER_ORIGIN = Text(ja="元のメッセージ", en="Original request")
+REMINDER_ORIGIN = Text(ja="元のメッセージ", en="Original message")
 REMINDER_JUMP = Text(ja="ジャンプ", en="Jump")
 REMINDER_NOT_POSTED = Text(
     ja="⚠️ リマインド「{quoted}」（#{reminder_id}、{when}）を {channel} に投稿できませんでした"

@@ -361,3 +361,89 @@ SECONDS_RANGE = Text(ja="0〜86400 秒の整数です。", en="Use a whole numbe
 CATCHUP_RANGE = Text(ja="10〜1000 の整数です。", en="Use a whole number from 10 to 1000.")
 SETTINGS_CHANGE_SOME = Text(ja="変更する設定: {groups}", en="Change a setting: {groups}")
 ENTER_PLACE = Text(ja="地名を入力してください。", en="Enter a place name.")
+
+# Message actions (right-click a message → Apps)
+REMIND_FORM_TITLE = Text(ja="このメッセージをリマインド", en="Remind me about this")
+REMIND_FORM_WHEN = Text(ja="いつ？", en="When?")
+REMIND_FORM_WHEN_HINT = Text(
+    ja="例: 明日の9時、30分後、金曜の18時", en="e.g. tomorrow 9am, in 30 minutes"
+)
+REMIND_FORM_NOTE = Text(ja="メモ（任意）", en="Note (optional)")
+REMIND_SET = Text(
+    ja="⏰ {when} に、このメッセージ（{link}）をリマインドします（#{id}）。",
+    en="⏰ I'll remind you about this message ({link}) on {when} (#{id}).",
+)
+REMIND_TIME_UNREADABLE = Text(
+    ja="「{typed}」がいつなのか読み取れませんでした。「明日の9時」「30分後」のように書いて、もう一度どうぞ。",
+    en="I couldn't tell when “{typed}” is. Try again with something like “tomorrow 9am” or "
+    "“in 30 minutes”.",
+)
+REMIND_TIME_PAST = Text(
+    ja="「{typed}」はもう過ぎています。これから先の時刻でもう一度どうぞ。",
+    en="“{typed}” has already passed. Try again with a time in the future.",
+)
+REMIND_TIME_TOO_FAR = Text(
+    ja="リマインドは{days}日先までです。もっと近い日時でもう一度どうぞ。",
+    en="Reminders can be at most {days} days ahead. Try again with a nearer time.",
+)
+REMIND_TOO_MANY = Text(
+    ja="未送信のリマインドが上限（{limit}件）に達しています。"
+    "/remind list で取り消してから、もう一度どうぞ。",
+    en="You already have the most pending reminders allowed ({limit}). Cancel one with "
+    "/remind list, then try again.",
+)
+REMIND_NOT_SET = Text(
+    ja="このリマインドは登録できませんでした。時刻を変えてもう一度どうぞ。",
+    en="I couldn't set this reminder. Try again with another time.",
+)
+ACTION_ONLY_IN_SERVERS = Text(
+    ja="この操作はサーバーのチャンネルのメッセージでだけ使えます。",
+    en="This works only on messages in a server's channels.",
+)
+ACTION_MESSAGE_GONE = Text(
+    ja="そのメッセージは削除されたか、読めなくなりました。",
+    en="That message was deleted, or I can no longer read it.",
+)
+ACTION_NOT_HERE = Text(
+    ja="このチャンネルでは Otomo は使えないように設定されています"
+    "（サーバーの管理者が /otomo settings で変えられます）。",
+    en="Otomo is set not to work in this channel (the server's admins can change that with "
+    "/otomo settings).",
+)
+ACTION_TOOL_OFF = Text(
+    ja="このサーバーではリマインドが無効になっています。",
+    en="Reminders are switched off in this server.",
+)
+ASK_FORM_TITLE = Text(ja="Otomo に聞く", en="Ask Otomo about this")
+ASK_FORM_QUESTION = Text(ja="聞きたいこと（任意）", en="Your question (optional)")
+ASK_FORM_QUESTION_HINT = Text(
+    ja="空欄なら、このメッセージを説明します", en="Leave it empty to have the message explained"
+)
+ASK_DEFAULT_QUESTION = Text(
+    ja="このメッセージについて、わかりやすく説明してください。",
+    en="Please explain this message.",
+)
+ASK_ANSWER_TITLE = Text(
+    ja="Otomo の答え（あなたにだけ表示）", en="Otomo's answer (only you see it)"
+)
+ASK_NO_ANSWER = Text(
+    ja="答えを作れませんでした。少しあとでもう一度どうぞ。",
+    en="I couldn't come up with an answer. Please try again in a moment.",
+)
+ASK_POST_PUBLICLY = Text(ja="チャンネルに公開", en="Post publicly")
+ASK_POSTED_BY = Text(
+    ja="💬 {asker} さんが {link} について Otomo に聞きました",
+    en="💬 Asked by {asker} about {link}",
+)
+ASK_POSTED = Text(ja="チャンネルに公開しました。", en="Posted in the channel.")
+ASK_NOT_YOURS = Text(
+    ja="この答えを公開できるのは、質問した人だけです。",
+    en="Only the person who asked can post this answer.",
+)
+ASK_NOTHING_TO_POST = Text(
+    ja="公開する答えが見つかりませんでした。", en="There is no answer here to post."
+)
+ASK_CANNOT_POST = Text(
+    ja="このチャンネルには投稿できませんでした（権限を確認してください）。",
+    en="I couldn't post in this channel (check my permissions there).",
+)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.reminders.errors import InvalidReminder
+from bot.reminders.errors import InvalidReminder, TimeInPast, TooFarAhead, UnreadableWhen
 from bot.schedule.times import UnreadableTime, local_iso, local_text, parse_local_time
 
 # Leaves room for the mention and the "late by" note inside Discord's 2,000 characters.
@@ -30,7 +30,7 @@ def checked_time(when: str, tz: ZoneInfo, now: datetime, max_ahead_days: int) ->
     try:
         due = parse_local_time(when, tz)
     except UnreadableTime as exc:
-        raise InvalidReminder(
+        raise UnreadableWhen(
             f"{exc}: work out the exact local date and time, or ask the user"
         ) from None
     check_future(due, tz, now, max_ahead_days)
@@ -40,12 +40,12 @@ def checked_time(when: str, tz: ZoneInfo, now: datetime, max_ahead_days: int) ->
 def check_future(due: datetime, tz: ZoneInfo, now: datetime, max_ahead_days: int) -> None:
     """Refuse an instant in the past or more than max_ahead_days ahead."""
     if due <= now:
-        raise InvalidReminder(
+        raise TimeInPast(
             f"{local_iso(due, tz)} ({local_text(due, tz, now=now)}) is in the past "
             f"(it is now {local_iso(now, tz)}): ask the user for a future time"
         )
     if due > now + timedelta(days=max_ahead_days):
-        raise InvalidReminder(
+        raise TooFarAhead(
             f"{local_iso(due, tz)} is more than {max_ahead_days} days ahead: ask the user for "
             f"a time before {local_iso(now + timedelta(days=max_ahead_days), tz)}"
         )

@@ -11,6 +11,18 @@ class InvalidReminder(ReminderError):
     """The time, text or repeat rule cannot be used."""
 
 
+class UnreadableWhen(InvalidReminder):
+    """The time is not a date and time that can be read."""
+
+
+class TimeInPast(InvalidReminder):
+    """The time has already passed."""
+
+
+class TooFarAhead(InvalidReminder):
+    """The time is further ahead than reminders may be set."""
+
+
 class TooManyReminders(InvalidReminder):
     """The user already has the most pending reminders allowed."""
 

@@ -8,7 +8,11 @@ from sqlalchemy import func, select
 
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.conversation import messages as m
-from bot.agent.conversation.history import ConversationStore, conversation_key
+from bot.agent.conversation.history import (
+    ConversationStore,
+    asked_conversation_key,
+    conversation_key,
+)
 from bot.agent.conversation.memory import ConversationMemory
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
@@ -75,6 +79,26 @@ async def test_forgetting_here_leaves_other_channels_and_other_members(
     assert (await memory.report(HANA, RANDOM)).messages == 4
     assert (await memory.report(HANA, RANDOM)).elsewhere == 0
     assert (await memory.report(TARO, GENERAL)).messages == 4
+
+
+async def test_private_questions_about_messages_are_forgotten_with_their_channel(
+    database: Database, clock: ManualClock
+) -> None:
+    store = ConversationStore(database.sessions, clock)
+    for channel, user, ask in ((GENERAL, HANA, 5), (RANDOM, HANA, 6), (GENERAL, TARO, 7)):
+        await store.append(
+            asked_conversation_key(channel, user, ask),
+            m.UserMessage(text="これは何？", author_id=user),
+            m.AssistantMessage(text="説明です"),
+        )
+    memory = _memory(database, clock)
+
+    here = await memory.forget(HANA, GENERAL)
+    everywhere = await memory.forget(HANA, None)
+
+    assert (here.messages, here.conversations) == (2, 1)
+    assert (everywhere.messages, everywhere.conversations) == (2, 1)
+    assert (await memory.forget(TARO, None)).messages == 2
 
 
 async def test_forgetting_everywhere_covers_every_channel_and_dm_but_no_one_else(

@@ -38,6 +38,13 @@ def conversation_key(channel_id: int, user_id: int) -> str:
     return f"c{channel_id}:u{user_id}"
 
 
+def asked_conversation_key(channel_id: int, user_id: int, ask_id: int) -> str:
+    """A private question about a message in a channel: a conversation of its own, kept apart
+    from the member's conversation there (a private answer never becomes public history), yet
+    the member's own in that channel when they ask Otomo to forget."""
+    return f"{conversation_key(channel_id, user_id)}:ask{ask_id}"
+
+
 def shared_conversation_key(channel_id: int) -> str:
     """One conversation for everyone in a thread the bot opened: each member a speaker in it."""
     return f"c{channel_id}:all"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.approvals.service import ApprovalService, Status
@@ -40,10 +40,12 @@ class ForgetReport:
 
 
 def _keys_of(column: Any, user_id: int, channel_id: int | None) -> ColumnElement[bool]:
-    """The member's conversation in one channel, or in every channel (keys end in `:u<id>`)."""
+    """The member's conversation in one channel, or in every channel (keys end in `:u<id>`),
+    with their private questions about messages there (`:u<id>:ask<n>`)."""
     if channel_id is not None:
-        return column == conversation_key(channel_id, user_id)  # type: ignore[no-any-return]
-    return column.like(f"c%:u{user_id}")  # type: ignore[no-any-return]
+        key = conversation_key(channel_id, user_id)
+        return or_(column == key, column.like(f"{key}:ask%"))
+    return or_(column.like(f"c%:u{user_id}"), column.like(f"c%:u{user_id}:ask%"))
 
 
 class ConversationMemory:

@@ -212,15 +212,9 @@ class Conversations:
     def answers_here(self, message: discord.Message) -> bool:
         """Whether the server's admins let Otomo answer in this channel (a thread follows its
         parent channel, a channel its category); DMs are not a server's to decide."""
-        if message.guild is None or self.staff.servers is None:
+        if message.guild is None:
             return True
-        channel = message.channel
-        parent = getattr(channel, "parent_id", None)
-        category = getattr(channel, "category_id", None)
-        if category is None and isinstance(channel, discord.Thread) and channel.parent:
-            category = channel.parent.category_id
-        config = self.staff.servers.config(message.guild.id)
-        return config.answers_in(channel.id, parent, category)
+        return answers_in_channel(self.staff.servers, message.guild.id, message.channel)
 
     async def over_budget(self, message: discord.Message) -> bool:
         """When the server's or member's daily budget is spent: say so once a day (then only
@@ -314,6 +308,18 @@ class Conversations:
             staff.runs.end(run)
             shard = message.guild.shard_id if message.guild else 0
             staff.metrics.reply(shard, outcome, time.perf_counter() - started)
+
+
+def answers_in_channel(servers: ServerDirectory | None, guild_id: int, channel: object) -> bool:
+    """Whether the server's admins let Otomo answer in channel (a thread follows its parent
+    channel, a channel its category); mentions and message actions ask the same."""
+    if servers is None:
+        return True
+    parent = getattr(channel, "parent_id", None)
+    category = getattr(channel, "category_id", None)
+    if category is None and isinstance(channel, discord.Thread) and channel.parent:
+        category = channel.parent.category_id
+    return servers.config(guild_id).answers_in(getattr(channel, "id", None), parent, category)
 
 
 async def react(message: discord.Message, emoji: str) -> None:

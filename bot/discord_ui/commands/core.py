@@ -28,6 +28,8 @@ HELP_JA = """**Otomo（お供）でできること**
 • 📎 **返信・ファイル・画像**: メッセージに返信しながらメンションすると、その内容も読みます。
   テキストファイル（.txt .md .py .csv …）と画像（対応モデルのみ）も読めます。
 • 📝 **メモ帳**: 「これメモしといて」でサーバーの共有メモに保存。`/notes list` で一覧・検索。
+• 🖱️ **メッセージを右クリック → アプリ**: 「このメッセージをリマインド」で時刻を入れてリマインド、
+  「Otomo に聞く」でそのメッセージについて自分にだけ答えます（「チャンネルに公開」もできます）。
 • 🔐 実行前に確認が必要な操作はボタンで **承認 / 却下 / 常に許可** できます。
   常に許可した操作は `/tools allowed` で確認・取り消しできます。
 • ⏹️ 回答中は **停止** ボタンで止められます。
@@ -45,6 +47,8 @@ Mention me with a request (e.g. `@Otomo remind me about the dentist tomorrow at 
 • 📎 **Replies, files, images**: mention me in a reply and I read that message too; text
   files (.txt .md .py .csv …) and images (with a model that sees images) as well.
 • 📝 **Notebook**: "note this down" saves a shared server note. `/notes list` lists and searches.
+• 🖱️ **Right-click a message → Apps**: "Remind me about this" asks when, then reminds you;
+  "Ask Otomo about this" answers you privately about it (with a button to post it publicly).
 • 🔐 Actions with side effects wait for your **Approve / Reject / Always allow**.
   Review or revoke your always-allow grants with `/tools allowed`.
 • ⏹️ Press **Stop** to interrupt an answer.

@@ -284,14 +284,17 @@ class People(MessageStore):
 
     # -- slash commands --------------------------------------------------------------------
 
-    def _find_command(self, name: str, guild_id: int | None) -> tuple[Json | None, int | None]:
+    def _find_command(
+        self, name: str, guild_id: int | None, command_type: int = 1
+    ) -> tuple[Json | None, int | None]:
         """The synced command (the invoking guild's first, then global) and its scope.
 
         Like Discord, a command synced to one guild only cannot be run in another guild.
+        command_type: 1 slash, 2 user, 3 message command.
         """
         for scope in (guild_id, None) if guild_id is not None else (None,):
             for (command_name, kind), command in self._commands.get(scope, {}).items():
-                if command_name == name and kind == 1:
+                if command_name == name and kind == command_type:
                     return command, scope
         return None, None
 
@@ -455,6 +458,43 @@ class People(MessageStore):
         data = self._command_data(name, options, user_id, focused=focused, channel_id=channel_id)
         payload = self._interaction_payload(
             INTERACTION_AUTOCOMPLETE, data, user_id=user_id, channel_id=channel_id
+        )
+        return await self._start_interaction(payload, None)
+
+    async def invoke_message_command(
+        self,
+        name: str,
+        message_id: int,
+        *,
+        user_id: int | None = None,
+    ) -> InteractionRecord:
+        """A person right-clicks a message → Apps → ``name`` (type 2, data.type 3): the
+        command's ``target_id`` is the message, given whole in ``resolved.messages``.
+
+        Like Discord, only a synced message command can be run, in its guild (or anywhere if
+        global), and the message must exist.
+        """
+        message = self._messages.get(int(message_id))
+        if message is None:
+            raise ValueError(f"unknown message {message_id}")
+        channel_id = int(message["channel_id"])
+        command, scope = self._find_command(name, self._guild_id_of(channel_id), command_type=3)
+        if command is None:
+            raise ValueError(f"no message command {name!r} is synced where message {message_id} is")
+        data: Json = {
+            "id": command["id"],
+            "name": name,
+            "type": 3,
+            "target_id": str(message_id),
+            "resolved": {"messages": {str(message_id): copy.deepcopy(message)}},
+        }
+        if scope is not None:
+            data["guild_id"] = str(scope)
+        payload = self._interaction_payload(
+            INTERACTION_APPLICATION_COMMAND,
+            data,
+            user_id=user_id or self._default_user(),
+            channel_id=channel_id,
         )
         return await self._start_interaction(payload, None)
 

@@ -22,7 +22,7 @@ from bot.agent.attachments.documents import DocumentError, DocumentLimits, Extra
 from bot.agent.attachments.isolation import Outcome, read_document
 from bot.agent.conversation.parts import FilePart, user_content
 from bot.i18n import LANGUAGES, Language, answers
-from tests.agent.sample_documents import encrypted_pdf, pdf, slides, word, workbook
+from tests.fakes.documents import encrypted_pdf, pdf, slides, word, workbook
 
 LIMITS = DocumentLimits()
 ESTIMATE = "御見積書\n合計金額 120,000円\nTotal: 120,000 yen"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from bot.i18n import answers
-from tests.agent.sample_documents import encrypted_pdf, pdf, word
 from tests.e2e.harness import running_bot
 from tests.e2e.test_sharing import notices
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, TARO_ID, FakeDiscord
+from tests.fakes.documents import encrypted_pdf, pdf, word
 from tests.fakes.llm_server import ScriptedLLM, text
 
 pytestmark = pytest.mark.e2e

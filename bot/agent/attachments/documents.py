@@ -176,12 +176,16 @@ def _docx(data: bytes, limits: DocumentLimits) -> Extracted:
     from docx.table import Table
 
     document = docx.Document(io.BytesIO(data))
+    # Paragraph.style searches every style each time (seconds for a long file): names are
+    # looked up once, by the style id each paragraph carries.
+    names = {style.style_id: style.name or "" for style in document.styles}
     text = _Text(limits.max_chars)
     for block in document.iter_inner_content():
         if isinstance(block, Table):
             added = all(text.add(row) for row in _docx_rows(block))
         elif block.text.strip():
-            added = text.add(_heading_mark(block.style.name if block.style else "") + block.text)
+            style = names.get(block._p.style or "", "")
+            added = text.add(_heading_mark(style) + block.text)
         else:
             continue
         if not added:

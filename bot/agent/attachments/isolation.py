@@ -141,12 +141,16 @@ def _cap_memory() -> None:
 
 
 def _peak_memory_kb() -> int:
+    """This process's peak resident memory (VmHWM: ru_maxrss would count the bot's memory,
+    which the child's start copied before its exec)."""
     try:
-        import resource
-
-        return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    except ImportError:
-        return 0
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def main(argv: Sequence[str]) -> int:

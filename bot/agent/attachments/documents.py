@@ -173,18 +173,21 @@ def _pdf(data: bytes, limits: DocumentLimits) -> Extracted:
 
 def _docx(data: bytes, limits: DocumentLimits) -> Extracted:
     import docx
+    from docx.oxml.ns import qn
     from docx.table import Table
 
     document = docx.Document(io.BytesIO(data))
-    # Paragraph.style searches every style each time (seconds for a long file): names are
-    # looked up once, by the style id each paragraph carries.
+    # python-docx's own walks are too slow for long files: iter_inner_content's XPath union
+    # takes seconds over thousands of paragraphs, and Paragraph.style searches every style
+    # each time. The body's children are walked once, and style names looked up by id.
     names = {style.style_id: style.name or "" for style in document.styles}
+    paragraph, table = qn("w:p"), qn("w:tbl")
     text = _Text(limits.max_chars)
-    for block in document.iter_inner_content():
-        if isinstance(block, Table):
-            added = all(text.add(row) for row in _docx_rows(block))
-        elif block.text.strip():
-            style = names.get(block._p.style or "", "")
+    for block in document.element.body.iterchildren():
+        if block.tag == table:
+            added = all(text.add(row) for row in _docx_rows(Table(block, document)))
+        elif block.tag == paragraph and block.text.strip():
+            style = names.get(block.style or "", "")
             added = text.add(_heading_mark(style) + block.text)
         else:
             continue

@@ -58,9 +58,9 @@ def long_pdf(pages: int) -> bytes:
 
 def large_word_file(target_bytes: int) -> bytes:
     """A .docx of at least target_bytes: paragraphs of random prose, a table now and then."""
-    # About 400 bytes of the saved file per paragraph of 300 characters, after a skeleton of
+    # About 380 bytes of the saved file per paragraph of 300 characters, after a skeleton of
     # 36 KB; built again a little longer when the guess fell short.
-    paragraphs = max(1, (target_bytes - 36_000) // 400)
+    paragraphs = max(1, (target_bytes - 36_000) // 370)
     while True:
         data = word_file(paragraphs)
         if len(data) >= target_bytes:

@@ -321,3 +321,23 @@ async def test_a_document_needing_more_memory_than_the_cap_is_refused_in_the_chi
     outcome = await read_document("docx", swollen_word_file(1_000_000), limits, command=command)
 
     assert outcome.failure == "too_heavy"
+
+
+async def test_the_child_inherits_no_secret_of_the_bots_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "secret-token")
+    monkeypatch.setenv("LLM_API_KEY", "sk-secret")
+    prints_environment = (
+        "import json, os, sys; "
+        "sys.stdout.write(json.dumps({'extracted': {'text': json.dumps(dict(os.environ))}}))"
+    )
+
+    outcome = await read_document(
+        "csv", b"", LIMITS, command=[sys.executable, "-c", prints_environment]
+    )
+
+    assert outcome.extracted is not None
+    seen = json.loads(outcome.extracted.text)
+    assert "DISCORD_TOKEN" not in seen and "LLM_API_KEY" not in seen
+    assert seen["PATH"] == os.environ["PATH"]

@@ -97,7 +97,7 @@ class _Text:
         if self._left <= 0:
             self.cut = True
             return False
-        if len(text) >= self._left:
+        if len(text) > self._left:
             text, self.cut = text[: self._left], True
         self._parts.append(text)
         self._left -= len(text) + 1

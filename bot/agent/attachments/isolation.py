@@ -9,7 +9,7 @@ or leak it. A child process is killed when its time is up, and the kernel caps i
 shared with the bot but the bytes in and the text out, the bot never loads a parser, and the
 event loop only awaits the child. (multiprocessing was set aside: its children re-run the
 parent's main script when the bot is started as one, and a forked child of a threaded bot may
-inherit a held lock.)
+inherit a held lock.) The child inherits no secret: only the environment Python needs.
 
 The child reads the file's bytes on stdin, the format and limits from its arguments, and writes
 one JSON object: the text and what was left unread, or why it read nothing.
@@ -45,6 +45,9 @@ MEMORY_HEADROOM_BYTES = 1_500_000_000
 AT_ONCE = 2
 # SIGKILL: the child was killed from outside (the kernel's out-of-memory killer).
 _KILLED = -9
+
+# Besides PYTHON* and LC_* variables.
+_INHERITED = frozenset({"PATH", "HOME", "TMPDIR", "LANG", "SYSTEMROOT"})
 
 _TURNS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
     weakref.WeakKeyDictionary()
@@ -86,6 +89,7 @@ async def read_document(
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            env=_child_environment(),
         )
         try:
             async with asyncio.timeout(limits.seconds):
@@ -108,6 +112,17 @@ async def read_document(
             err.decode(errors="replace")[-500:],
         )
         return Outcome(failure="too_heavy" if child.returncode == _KILLED else "unreadable")
+
+
+def _child_environment() -> dict[str, str]:
+    """What the child inherits of the bot's environment: how to run Python, never a secret
+    (tokens, API keys and the database URL stay out of the process that parses strangers'
+    files)."""
+    return {
+        name: value
+        for name, value in os.environ.items()
+        if name in _INHERITED or name.startswith(("PYTHON", "LC_"))
+    }
 
 
 def _outcome(answer: dict[str, object]) -> Outcome:

@@ -246,8 +246,52 @@ IMAGE_FORMAT = Text(
     en="I can't read the image format of {name}: send PNG, JPEG, GIF or WebP.",
 )
 NOT_TEXT_OR_IMAGE = Text(
-    ja="{name} はテキストでも画像でもないので読めません。必要な部分を貼り付けてください。",
-    en="{name} is neither text nor an image, so I can't read it: paste the part that matters.",
+    ja="{name} は読めない種類のファイルです。読めるのはテキスト・画像・PDF・Word・PowerPoint・"
+    "Excel・CSVです。必要な部分を貼り付けてください。",
+    en="I can't read the kind of file {name} is: I read text, images, PDF, Word, PowerPoint, "
+    "Excel and CSV. Paste the part that matters.",
+)
+DOCUMENT_OLD_FORMAT = Text(
+    ja="{name} は古い形式（.doc・.xls・.ppt）なので読めません。.docx・.xlsx・.pptx で保存し直して"
+    "送ってください。",
+    en="{name} is in an old format (.doc, .xls, .ppt) I can't read: save it as .docx, .xlsx or "
+    ".pptx and send it again.",
+)
+DOCUMENT_ENCRYPTED = Text(
+    ja="{name} はパスワードで保護されているので読めません。保護を外したファイルを送るか、"
+    "必要な部分を貼り付けてください。",
+    en="{name} is password-protected, so I can't read it: send a copy without the password, or "
+    "paste the part that matters.",
+)
+DOCUMENT_UNREADABLE = Text(
+    ja="{name} は壊れているか形式が正しくないため読めませんでした。開けるか確かめて、もう一度送って"
+    "ください。",
+    en="I couldn't read {name}: it seems damaged or isn't the kind of file its name says. Check "
+    "that it opens, then send it again.",
+)
+DOCUMENT_TOO_HEAVY = Text(
+    ja="{name} は読むのに時間かメモリがかかりすぎるので途中でやめました。ページを減らすか、必要な"
+    "部分を貼り付けてください。",
+    en="{name} took too much time or memory to read, so I stopped: send fewer pages or paste "
+    "the part that matters.",
+)
+DOCUMENT_NO_TEXT = Text(
+    ja="{name} には読み取れる文字がありませんでした（スキャンした画像だけのPDFかもしれません）。"
+    "必要な部分を貼り付けるか、画像で送ってください。",
+    en="I found no text in {name} (it may be scanned pages, which are pictures): paste the part "
+    "that matters or send it as images.",
+)
+DOCUMENT_PAGES_CUT = Text(
+    ja="{name} は長いので、{total}ページのうち最初の{read}ページだけ読みました。",
+    en="{name} is long, so I read only the first {read} of its {total} pages.",
+)
+DOCUMENT_SLIDES_CUT = Text(
+    ja="{name} は長いので、{total}枚のスライドのうち最初の{read}枚だけ読みました。",
+    en="{name} is long, so I read only the first {read} of its {total} slides.",
+)
+DOCUMENT_TEXT_CUT = Text(
+    ja="{name} は長いので、最初の{chars}文字だけ読みました。続きは別に送ってください。",
+    en="{name} is long, so I read only its first {chars} characters: send the rest separately.",
 )
 FILE_TOO_LARGE = Text(
     ja="{name} は大きすぎて読めません（{size}、上限 {limit}）。必要な部分だけ送ってください。",

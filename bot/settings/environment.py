@@ -77,6 +77,12 @@ class Settings(ExternalToolSettings, ShardSettings):
     max_image_bytes: int = Field(25_000_000, ge=10_000, le=10**8, alias="MAX_IMAGE_BYTES")
     # Below Pillow's own warning threshold (89.5 million pixels).
     max_image_pixels: int = Field(25_000_000, ge=1_000_000, le=80_000_000, alias="MAX_IMAGE_PIXELS")
+    # Documents (PDF, Word, PowerPoint, Excel, CSV): read as text in a child process.
+    max_document_bytes: int = Field(10_000_000, ge=10_000, le=10**8, alias="MAX_DOCUMENT_BYTES")
+    max_document_pages: int = Field(50, ge=1, le=5000, alias="MAX_DOCUMENT_PAGES")
+    # At most what a fence holds (bot/agent/conversation/fences.py MAX_CHARS).
+    max_document_chars: int = Field(20_000, ge=1000, le=20_000, alias="MAX_DOCUMENT_CHARS")
+    document_read_seconds: float = Field(15.0, ge=1, le=300, alias="DOCUMENT_READ_SECONDS")
     approver_role_ids: IdList = Field(default_factory=list, alias="APPROVER_ROLE_IDS")
     owner_ids: IdList = Field(default_factory=list, alias="OWNER_IDS")
     # The language of posts to a channel (daily weather, tips, reminders of unknown language).

@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from bot.agent.attachments.file_types import classify, decode_text
+from bot.agent.attachments.file_types import classify, decode_text, document_format
 
 JAPANESE = "今日の議事録：予算は１２万円、次回は１２月８日（月）です。"
 
@@ -24,7 +24,12 @@ JAPANESE = "今日の議事録：予算は１２万円、次回は１２月８�
         ("photo.jpeg", None, "image"),
         ("scan.tiff", "image/tiff", "unsupported_image"),
         ("dump.bin", None, "unknown"),
-        ("report.pdf", "application/pdf", "binary"),
+        ("report.pdf", "application/pdf", "document"),
+        ("議事録.DOCX", "application/octet-stream", "document"),
+        ("scores.csv", "text/csv", "document"),
+        ("attachment", "application/pdf", "document"),
+        ("notes.txt", "text/csv", "text"),
+        ("old.doc", "application/msword", "old_office"),
         ("archive.zip", "application/zip", "binary"),
     ],
 )
@@ -32,6 +37,28 @@ def test_files_are_classified_by_extension_then_content_type(
     name: str, content_type: str | None, kind: str
 ) -> None:
     assert classify(name, content_type) == kind
+
+
+@pytest.mark.parametrize(
+    ("name", "content_type", "form"),
+    [
+        ("report.pdf", None, "pdf"),
+        ("plan.docx", None, "docx"),
+        ("deck.pptx", "application/octet-stream", "pptx"),
+        ("book.xlsm", None, "xlsx"),
+        ("data.tsv", None, "tsv"),
+        (
+            "download",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "xlsx",
+        ),
+        ("notes.txt", None, None),
+    ],
+)
+def test_documents_are_told_apart_by_extension_then_content_type(
+    name: str, content_type: str | None, form: str | None
+) -> None:
+    assert document_format(name, content_type) == form
 
 
 @pytest.mark.parametrize(

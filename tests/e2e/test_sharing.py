@@ -114,7 +114,8 @@ async def test_text_files_in_utf8_and_shift_jis_reach_the_model_with_their_names
 
         content = llm.last_request.last_message["content"]
         assert f'<file name="議事録.md">\n{notes}\n</file>' in content
-        assert f'<file name="scores.csv">\n{scores}\n</file>' in content
+        # A CSV is read as rows of cells, as a spreadsheet is.
+        assert '<file name="scores.csv">\n名前\t点数\n太郎\t80\n花子\t95\n</file>' in content
         assert notices(replies) == ""
 
 

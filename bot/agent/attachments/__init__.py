@@ -1,1 +1,2 @@
-"""What members share with a mention: text files decoded, pictures fitted for vision models."""
+"""What members share with a mention: text files decoded, documents read as text in a child
+process, pictures fitted for vision models."""

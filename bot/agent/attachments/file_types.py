@@ -1,4 +1,5 @@
-"""Telling text files from images and binaries, and decoding text in the encodings members use."""
+"""Telling text files from documents, images and binaries, and decoding text in the encodings
+members use."""
 
 from __future__ import annotations
 
@@ -19,8 +20,6 @@ TEXT_EXTENSIONS = frozenset(
         "markdown",
         "rst",
         "log",
-        "csv",
-        "tsv",
         "json",
         "jsonl",
         "yaml",
@@ -103,13 +102,52 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 IMAGE_EXTENSIONS = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 IMAGE_EXTENSIONS |= {".gif": "image/gif", ".webp": "image/webp"}
 
-Kind = Literal["text", "image", "unsupported_image", "unknown", "binary"]
+DocumentFormat = Literal["pdf", "docx", "pptx", "xlsx", "csv", "tsv"]
+# Documents read by their parsers (bot/agent/attachments/documents.py), by extension or type.
+DOCUMENT_EXTENSIONS: dict[str, DocumentFormat] = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".csv": "csv",
+    ".tsv": "tsv",
+}
+DOCUMENT_TYPES: dict[str, DocumentFormat] = {
+    "application/pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation": "pptx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "text/csv": "csv",
+    "text/tab-separated-values": "tsv",
+}
+# Office's binary formats before 2007: no parser of ours reads them, the member can re-save.
+OLD_OFFICE_EXTENSIONS = frozenset({".doc", ".xls", ".ppt"})
+
+Kind = Literal["text", "document", "old_office", "image", "unsupported_image", "unknown", "binary"]
+
+
+def _suffix(name: str) -> str:
+    return PurePosixPath(name.lower()).suffix or "." + name.lower().lstrip(".")
+
+
+def _media(content_type: str | None) -> str:
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def document_format(name: str, content_type: str | None) -> DocumentFormat | None:
+    """The document format of a file, from its extension first, else its content type."""
+    return DOCUMENT_EXTENSIONS.get(_suffix(name)) or DOCUMENT_TYPES.get(_media(content_type))
 
 
 def classify(name: str, content_type: str | None) -> Kind:
     """What a file is, from its extension first (Discord's guess is often octet-stream)."""
-    suffix = PurePosixPath(name.lower()).suffix or "." + name.lower().lstrip(".")
-    media = (content_type or "").split(";")[0].strip().lower()
+    suffix = _suffix(name)
+    media = _media(content_type)
+    if suffix in DOCUMENT_EXTENSIONS or (suffix not in TEXT_EXTENSIONS and media in DOCUMENT_TYPES):
+        return "document"
+    if suffix in OLD_OFFICE_EXTENSIONS:
+        return "old_office"
     if suffix in TEXT_EXTENSIONS or media.startswith("text/") or media in TEXT_APPLICATION_TYPES:
         return "text"
     if suffix in IMAGE_EXTENSIONS or media in IMAGE_TYPES:

@@ -1,4 +1,5 @@
-"""Reading what a member shared: text files decoded, images as data URLs, refusals as sentences."""
+"""Reading what a member shared: text files decoded, documents read as text, images as data
+URLs, refusals as sentences."""
 
 from __future__ import annotations
 
@@ -9,8 +10,18 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from bot.agent.attachments.file_types import IMAGE_EXTENSIONS, IMAGE_TYPES, classify, decode_text
+from bot.agent.attachments.document_parts import document_part, refused
+from bot.agent.attachments.documents import DocumentLimits
+from bot.agent.attachments.file_types import (
+    IMAGE_EXTENSIONS,
+    IMAGE_TYPES,
+    DocumentFormat,
+    classify,
+    decode_text,
+    document_format,
+)
 from bot.agent.attachments.images import TooManyPixels, fit_image
+from bot.agent.attachments.isolation import read_document
 from bot.agent.conversation.messages import Message, UserMessage
 from bot.agent.conversation.parts import FilePart, QuotePart, Shared, SharedFile, SharedMessage
 from bot.i18n import Language, Text, answers
@@ -32,6 +43,7 @@ class AttachmentLimits:
     max_text_bytes: int
     max_image_bytes: int
     max_image_pixels: int
+    documents: DocumentLimits = field(default_factory=DocumentLimits)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AttachmentLimits:
@@ -41,6 +53,12 @@ class AttachmentLimits:
             settings.max_text_file_bytes,
             settings.max_image_bytes,
             settings.max_image_pixels,
+            DocumentLimits(
+                max_bytes=settings.max_document_bytes,
+                max_pages=settings.max_document_pages,
+                max_chars=settings.max_document_chars,
+                seconds=settings.document_read_seconds,
+            ),
         )
 
 
@@ -131,6 +149,14 @@ class _Reader:
 
     async def _file(self, shared: SharedFile) -> FilePart:
         kind = classify(shared.name, shared.content_type)
+        if kind == "document":
+            form = document_format(shared.name, shared.content_type)
+            if form is not None:
+                return await self._document(shared, form)
+        if kind == "old_office":
+            part, sentence = refused(shared.name, "old_format", self.language)
+            self.warn(sentence)
+            return part
         if kind == "image":
             return await self._image(shared)
         if kind == "unsupported_image":
@@ -176,6 +202,21 @@ class _Reader:
         if text is None:
             return self._binary(shared)
         return FilePart(name=shared.name, kind="text", text=text)
+
+    async def _document(self, shared: SharedFile, form: DocumentFormat) -> FilePart:
+        limits = self.limits.documents
+        if shared.size > limits.max_bytes:
+            return self._too_large(shared, shared.size, limits.max_bytes)
+        data = await self._download(shared)
+        if data is None:
+            return FilePart(name=shared.name, kind="skipped", note="the download failed")
+        if len(data) > limits.max_bytes:
+            return self._too_large(shared, len(data), limits.max_bytes)
+        outcome = await read_document(form, data, limits)
+        part, sentence = document_part(shared.name, form, outcome, limits, self.language)
+        if sentence is not None:
+            self.warn(sentence)
+        return part
 
     async def _image(self, shared: SharedFile) -> FilePart:
         if not self.vision:

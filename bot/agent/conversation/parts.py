@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from bot.agent.conversation.fences import fence
+from bot.agent.conversation.fences import MAX_CHARS, fence
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,8 @@ class FilePart(BaseModel):
     text: str | None = None
     # Finds the image's bytes among the run's images; absent later, so history has no bytes.
     image_key: str | None = None
-    # Why the model does not get the file (said to the model, not to the member).
+    # Why the model does not get the file, or what part of its text it does not get (said to
+    # the model, not to the member).
     note: str | None = None
 
 
@@ -112,6 +113,10 @@ class _Images:
 
 def _render_file(part: FilePart, images: _Images) -> str:
     if part.kind == "text" and part.text is not None:
+        if part.note:
+            # What was left out follows the text, with room made for it in the fence.
+            said = f"\n\n({part.note})"
+            return fence("file", part.text + said, limit=MAX_CHARS + len(said), name=part.name)
         return fence("file", part.text, name=part.name)
     # Its name is someone's words too: even an image's stand-in is fenced.
     number = images.attach(part.image_key) if part.kind == "image" else None

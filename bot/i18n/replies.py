@@ -102,6 +102,21 @@ BUDGET_UNLIMITED = Text(ja="{label}: {used} / 無制限", en="{label}: {used} / 
 BUDGET_LEFT = Text(
     ja="{label}: {used} / {limit}（残り {left}）", en="{label}: {used} / {limit} ({left} left)"
 )
+BUDGET_COST_TITLE = Text(
+    ja="💴 **今日の推定費用**（litellm の価格表、USD）",
+    en="💴 **Estimated cost today** (litellm's price map, USD)",
+)
+BUDGET_COST_UNLIMITED = Text(ja="サーバー: {used} / 無制限", en="Server: {used} / unlimited")
+BUDGET_COST_LEFT = Text(
+    ja="サーバー: {used} / {limit}（残り {left}）", en="Server: {used} / {limit} ({left} left)"
+)
+UNPRICED_MODELS = Text(
+    ja="⚠️ 価格が分からないモデル: {models}。費用は unknown と表示し、費用の上限には数えません"
+    "（トークンの上限には数えます）。",
+    en="⚠️ No price known for: {models}. Their cost shows as unknown and does not count "
+    "toward the cost budget (it does count toward token budgets).",
+)
+USAGE_MODELS = Text(ja="モデル別（推定費用、USD）", en="Per model (estimated cost, USD)")
 USAGE_PURPOSES = Text(ja="\n用途: {purposes}", en="\nPurposes: {purposes}")
 FORGET_EVERYWHERE = Text(
     ja="🧹 すべてのチャンネルとDMでの会話の履歴と要約を削除しますか？元に戻せません。",
@@ -356,4 +371,8 @@ ENTER_CLOCK_TIME = Text(ja="07:00 のように入力してください。", en="
 ENTER_HOURS = Text(ja="0-7 のように入力してください。", en="Enter hours such as 0-7.")
 HOURS_RANGE = Text(ja="0.25〜168 時間です。", en="Use 0.25 to 168 hours.")
 WHOLE_NUMBER = Text(ja="0以上の整数です（0 は無制限）。", en="Use a whole number (0 = unlimited).")
+ENTER_DOLLARS = Text(
+    ja="米ドルの金額です（例: 1.50、0 は無制限）。",
+    en="Use an amount in US dollars, e.g. 1.50 (0 = unlimited).",
+)
 ENTER_PLACE = Text(ja="地名を入力してください。", en="Enter a place name.")

@@ -12,16 +12,26 @@ from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.discord_ui.reminders.recipients import DiscordRecipients
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
 
 
 def reminders(app: DiscordBuilder, deps: Deps) -> None:
-    """/remind and /timezone, and the buttons under delivered reminders."""
+    """/remind and /timezone, the buttons under delivered reminders and under requests to
+    remind another member."""
     now = app.clock.now
-    app.add_commands(lambda client: ReminderCommands(deps.reminders, app.preferences, now))
-    app.answer_reminder_buttons(ReminderActions(deps.reminder_buttons, app.preferences, now))
+
+    def commands(client: discord.Client) -> ReminderCommands:
+        # Made with the client: reminders for other members look them up through it.
+        deps.reminder_recipients.attach(DiscordRecipients(client))
+        return ReminderCommands(deps.reminders, app.preferences, now)
+
+    app.add_commands(commands)
+    app.answer_reminder_buttons(
+        ReminderActions(deps.reminder_buttons, app.preferences, now, deps.reminder_consent)
+    )
 
 
 def weather(app: DiscordBuilder, deps: Deps) -> None:

@@ -30,6 +30,34 @@ SNOOZE_REFUSED = Text(
 )
 DID_NOT_WORK = Text(ja="うまくいきませんでした。", en="That did not work.")
 SNOOZED = Text(ja="⏰ {when} にもう一度お知らせします。", en="⏰ I'll remind you again {when}.")
+NOT_CONSENT_TARGET = Text(
+    ja="このリマインドの依頼はあなた宛てではありません。",
+    en="This reminder request is not for you.",
+)
+CONSENT_CLOSED = Text(
+    ja="この依頼はもう答えが出ているか、時間が過ぎています。",
+    en="This request was already answered, or its time has passed.",
+)
+CONSENT_ACCEPTED = Text(
+    ja="✅ 受け取りました。{when} にお知らせします。",
+    en="✅ Accepted. I'll remind you at {when}.",
+)
+CONSENT_DECLINED = Text(
+    ja="このリマインドは断りました。送られません。",
+    en="Declined: this reminder will not be sent.",
+)
+CONSENT_BLOCKED = Text(
+    ja="この人からのリマインドはこのサーバーでは今後受け取りません（{count}件を断りました）。",
+    en="You will get no more reminders from this person in this server ({count} declined).",
+)
+STAMP_ACCEPTED = Text(ja="✅ 受け取りました", en="✅ Accepted")
+STAMP_DECLINED = Text(ja="🚫 断りました", en="🚫 Declined")
+STAMP_BLOCKED = Text(
+    ja="🔕 この人からのリマインドを停止", en="🔕 Stopped reminders from this person"
+)
+ACCEPT_LABEL = Text(ja="受け取る", en="Accept")
+DECLINE_LABEL = Text(ja="断る", en="Decline")
+BLOCK_LABEL = Text(ja="この人からは受け取らない", en="Stop all from this person")
 MARKED_DONE = Text(ja="✅ 完了にしました。", en="✅ Marked as done.")
 NEXT_TIME = Text(ja="次回は {when} です。", en=" It repeats: next {when}.")
 STAMP_DONE = Text(ja="✅ 完了", en="✅ Done")

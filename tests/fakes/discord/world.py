@@ -192,6 +192,9 @@ class FakeChannel:
     parent_id: int | None = None
     topic: str | None = None
     owner_id: int | None = None
+    # Discord's permission overwrites ({"id", "type": 0 role / 1 member, "allow", "deny"}), as
+    # the client reads them for its own permission checks.
+    overwrites: list[Json] = field(default_factory=list)
 
 
 @dataclass
@@ -229,7 +232,8 @@ class FakeGuild:
         return next((c for c in self.channels if c.id == channel_id), None)
 
     def permissions(self, user_id: int) -> int:
-        """Guild-level permissions, computed like Discord (no channel overwrites in this world)."""
+        """Guild-level permissions, computed like Discord (channel overwrites are left to the
+        client that reads them)."""
         if user_id == self.owner_id:
             return ALL_PERMISSIONS
         member = self.member(user_id)
@@ -475,7 +479,11 @@ class World:
                 },
             )
         else:
-            data.update(position=channel.position, topic=channel.topic, permission_overwrites=[])
+            data.update(
+                position=channel.position,
+                topic=channel.topic,
+                permission_overwrites=list(channel.overwrites),
+            )
         if for_user is not None:
             data["permissions"] = str(guild.permissions(for_user))
         return data

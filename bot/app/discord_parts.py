@@ -26,7 +26,7 @@ def reminders(app: DiscordBuilder, deps: Deps) -> None:
     def commands(client: discord.Client) -> ReminderCommands:
         # Made with the client: reminders for other members look them up through it.
         deps.reminder_recipients.attach(DiscordRecipients(client))
-        return ReminderCommands(deps.reminders, app.preferences, now)
+        return ReminderCommands(deps.reminders, app.preferences, now, deps.reminder_consent.records)
 
     app.add_commands(commands)
     app.answer_reminder_buttons(

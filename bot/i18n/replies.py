@@ -50,6 +50,26 @@ CONSENT_BLOCKED = Text(
     ja="この人からのリマインドはこのサーバーでは今後受け取りません（{count}件を断りました）。",
     en="You will get no more reminders from this person in this server ({count} declined).",
 )
+SERVER_ONLY_UNBLOCK = Text(
+    ja="リマインドの受け取り停止はサーバーごとです。サーバーで使ってください。",
+    en="Stopped reminders are per server: use this in a server.",
+)
+BLOCKED_LIST = Text(
+    ja="このサーバーでリマインドを受け取らない相手: {members}",
+    en="In this server you take no reminders from: {members}",
+)
+BLOCKED_NONE = Text(
+    ja="このサーバーで受け取りを止めている相手はいません。",
+    en="You have not stopped anyone's reminders in this server.",
+)
+UNBLOCKED = Text(
+    ja="{member} からのリマインドをまた受け取ります（受け取る前に確認します）。",
+    en="You take reminders from {member} again (each one still asks you first).",
+)
+NOT_BLOCKED = Text(
+    ja="{member} からのリマインドは止めていません。",
+    en="You had not stopped reminders from {member}.",
+)
 STAMP_ACCEPTED = Text(ja="✅ 受け取りました", en="✅ Accepted")
 STAMP_DECLINED = Text(ja="🚫 断りました", en="🚫 Declined")
 STAMP_BLOCKED = Text(

@@ -175,6 +175,11 @@ class ConsentButtons:
     def __init__(self, consent: ReminderConsent) -> None:
         self._consent = consent
 
+    @property
+    def records(self) -> ReminderConsent:
+        """The answers and block lists behind the buttons (for /remind unblock)."""
+        return self._consent
+
     async def click(
         self, reminder_id: int, user_id: int, action: str, language: Language = "ja"
     ) -> ConsentReply:

@@ -152,6 +152,13 @@ async def test_a_reminder_for_someone_else_waits_for_their_consent_and_obeys_the
         await world.wait_for_message(GENERAL_CHANNEL_ID, after=int(again["id"]))
         await otomo.idle()
         refused = last_tool_result(llm)
+        listed = await (
+            await world.invoke_slash("remind unblock", {}, user_id=TARO_ID)
+        ).wait_response()
+        unblocked = await (
+            await world.invoke_slash("remind unblock", {"member": str(HANA_ID)}, user_id=TARO_ID)
+        ).wait_response()
+        assert await otomo.app.core.deps.reminder_consent.records.blocked(GUILD_ID, TARO_ID) == []
 
         clock.set(later)
         assert await otomo.app.reminders.run_due() == 0
@@ -165,6 +172,10 @@ async def test_a_reminder_for_someone_else_waits_for_their_consent_and_obeys_the
     assert took["type"] == UPDATE_MESSAGE and took["data"]["components"] == []
     assert "✅ 受け取りました" in took["data"]["content"]
     assert refused["is_error"] and "stopped reminders" in refused["error"]
+    assert listed["data"]["content"] == f"このサーバーでリマインドを受け取らない相手: <@{HANA_ID}>"
+    assert unblocked["data"]["content"].startswith(
+        f"<@{HANA_ID}> からのリマインドをまた受け取ります"
+    )
     delivered = [
         m for m in world.messages(GENERAL_CHANNEL_ID) if m.get("nonce") == f"r{accepted.id}o1"
     ]

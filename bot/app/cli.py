@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     db_commands = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
     db_commands.add_parser("upgrade", help="apply every pending migration")
     db_commands.add_parser("current", help="print the revision the database is at")
-    usage = commands.add_parser("usage", help="print the model's use per day (whole bot)")
+    usage = commands.add_parser(
+        "usage", help="print the model's use and estimated cost per day and per model"
+    )
     usage.add_argument("--days", type=int, default=7, choices=range(1, 32), metavar="1-31")
     usage.add_argument("--server", type=int, default=None, help="one server's id only")
     add_tools_commands(commands)
@@ -55,6 +57,14 @@ async def _usage(settings: Settings, days: int, server: int | None) -> int:
     scope = "whole bot" if server is None else f"server {server}"
     print(f"Model usage ({scope}), {days} days, {settings.bot_timezone}")
     print(report.table())
+    if report.models:
+        print("\nPer model (estimated cost, USD, litellm's price map):")
+        print(report.model_table())
+    if report.unpriced_models:
+        print(
+            f"No price known for: {', '.join(report.unpriced_models)} (cost unknown; not "
+            "counted toward a money budget)"
+        )
     purposes = ", ".join(f"{name} {count}" for name, count in report.total.purposes.most_common())
     if purposes:
         print(f"purposes: {purposes}")

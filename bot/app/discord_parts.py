@@ -12,6 +12,7 @@ from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.discord_ui.reminders.recipients import DiscordRecipients
 from bot.reminders.discord_part import add_message_action
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
@@ -19,11 +20,19 @@ from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_config
 
 
 def reminders(app: DiscordBuilder, deps: Deps) -> None:
-    """/remind and /timezone, the buttons under delivered reminders, and the message action
-    "Remind me about this"."""
+    """/remind and /timezone, the buttons under delivered reminders and under requests to
+    remind another member, and the message action "Remind me about this"."""
     now = app.clock.now
-    app.add_commands(lambda client: ReminderCommands(deps.reminders, app.preferences, now))
-    app.answer_reminder_buttons(ReminderActions(deps.reminder_buttons, app.preferences, now))
+
+    def commands(client: discord.Client) -> ReminderCommands:
+        # Made with the client: reminders for other members look them up through it.
+        deps.reminder_recipients.attach(DiscordRecipients(client))
+        return ReminderCommands(deps.reminders, app.preferences, now, deps.reminder_consent.records)
+
+    app.add_commands(commands)
+    app.answer_reminder_buttons(
+        ReminderActions(deps.reminder_buttons, app.preferences, now, deps.reminder_consent)
+    )
     add_message_action(app, deps.reminders)
 
 

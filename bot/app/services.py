@@ -10,7 +10,9 @@ from bot.chat import Tips, WordPool
 from bot.knowledge import KnowledgeEditor, KnowledgeIndex
 from bot.notes import Notebook
 from bot.reminders.buttons import ReminderButtons
+from bot.reminders.consent import ConsentButtons, ReminderConsent
 from bot.reminders.delivery.due_times import DueTimes
+from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import Clock
 from bot.servers.config import defaults_of
@@ -29,6 +31,9 @@ class Deps:
     # Where the reminder service announces new due times; each delivery engine listens.
     due_times: DueTimes
     reminder_buttons: ReminderButtons
+    # Reminders for other members and channels: the member's answer, and the Discord lookups.
+    reminder_consent: ConsentButtons
+    reminder_recipients: Recipients
     weather: WeatherService
     word_pool: WordPool
     tips: Tips
@@ -70,6 +75,8 @@ def build_deps(
         reminders=reminder_service,
         due_times=due_times,
         reminder_buttons=ReminderButtons(reminder_service, clock),
+        reminder_consent=ConsentButtons(ReminderConsent(sessions, clock, on_change=due_times)),
+        reminder_recipients=Recipients(),
         weather=WeatherService(settings, clock),
         word_pool=word_pool,
         tips=Tips(sessions, clock, settings, complete, word_pool),

@@ -59,6 +59,11 @@ class ReminderClicks(Protocol):
     ) -> None:
         """Snooze / Done was clicked."""
 
+    async def on_consent(
+        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
+    ) -> None:
+        """Accept / Decline / Stop all was clicked under a request to remind a member."""
+
 
 class ButtonTargets(Protocol):
     """What the client that received a click offers the buttons (and nothing more)."""

@@ -25,7 +25,7 @@ from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
-from bot.discord_ui.reminders.buttons import ReminderActions, ReminderButton
+from bot.discord_ui.reminders.buttons import ConsentButton, ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
@@ -170,7 +170,7 @@ class OtomoBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, say where to invite the bot."""
-        self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton)
+        self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton, ConsentButton)
         await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))

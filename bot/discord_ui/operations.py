@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.reminders.delivery.sender import ReminderDelivery, ReminderSender
+from bot.reminders.delivery.sender import REMIND, ReminderDelivery, ReminderSender
 from bot.runtime.clock import Clock
 from bot.runtime.health import Check, HealthChecks
 from bot.runtime.metrics import Metrics
@@ -121,6 +121,8 @@ class MeteredReminders:
     async def send(self, delivery: ReminderDelivery) -> int:
         """Send, then count it with how late it was."""
         message_id = await self._sender.send(delivery)
+        if delivery.step != REMIND:
+            return message_id  # a consent request or its expiry is not a delivery
         lateness = (self._clock.now() - delivery.due_at).total_seconds()
         self._metrics.reminder_delivered(
             self._shards.shard_of(delivery.guild_id), lateness, late=delivery.late_by is not None

@@ -79,6 +79,11 @@ SLASH: tuple[Text, ...] = (
     Text(ja="自分のリマインド一覧", en="Your pending reminders"),
     Text(ja="リマインドを取り消す", en="Cancel a reminder"),
     Text(ja="リマインドの番号（#12 なら 12）", en="The reminder's number (12 for #12)"),
+    Text(ja="止めた人からのリマインドをまた受け取る", en="Take reminders from a member again"),
+    Text(
+        ja="また受け取る相手（空なら一覧）",
+        en="Whose reminders to take again; leave empty to list them",
+    ),
     Text(ja="タイムゾーン", en="Time zone"),
     Text(ja="タイムゾーンを設定", en="Set your time zone"),
     Text(

@@ -35,6 +35,19 @@ REMINDER_LATE = Text(ja="（{late}遅れでのお届けです）", en="(late by 
 REMINDER_REPEATS = Text(ja="繰り返し", en="Repeats")
 REMINDER_ORIGIN = Text(ja="元のメッセージ", en="Original message")
 REMINDER_JUMP = Text(ja="ジャンプ", en="Jump")
+REMINDER_FROM = Text(ja="依頼した人", en="From")
+CONSENT_REQUEST = Text(
+    ja="<@{target}> {asker} さんから、{when} にリマインドの依頼です:「{what}」\n"
+    "受け取りますか？（受け取るまでは送られません）",
+    en="<@{target}> {asker} asks to remind you at {when}: “{what}”\n"
+    "Accept it? (Nothing is sent until you do.)",
+)
+CONSENT_EXPIRED = Text(
+    ja="<@{asker}> <@{target}> さんが時間までに受け取らなかったので、リマインド「{what}」は"
+    "送りませんでした。",
+    en="<@{asker}> <@{target}> did not accept your reminder “{what}” before its time, so it was "
+    "not sent.",
+)
 REMINDER_NOT_POSTED = Text(
     ja="⚠️ リマインド「{quoted}」（#{reminder_id}、{when}）を {channel} に投稿できませんでした"
     "（{reason}）。チャンネルでの私の権限（メッセージの送信・埋め込みリンク）を確認するか、"

@@ -30,6 +30,54 @@ SNOOZE_REFUSED = Text(
 )
 DID_NOT_WORK = Text(ja="うまくいきませんでした。", en="That did not work.")
 SNOOZED = Text(ja="⏰ {when} にもう一度お知らせします。", en="⏰ I'll remind you again {when}.")
+NOT_CONSENT_TARGET = Text(
+    ja="このリマインドの依頼はあなた宛てではありません。",
+    en="This reminder request is not for you.",
+)
+CONSENT_CLOSED = Text(
+    ja="この依頼はもう答えが出ているか、時間が過ぎています。",
+    en="This request was already answered, or its time has passed.",
+)
+CONSENT_ACCEPTED = Text(
+    ja="✅ 受け取りました。{when} にお知らせします。",
+    en="✅ Accepted. I'll remind you at {when}.",
+)
+CONSENT_DECLINED = Text(
+    ja="このリマインドは断りました。送られません。",
+    en="Declined: this reminder will not be sent.",
+)
+CONSENT_BLOCKED = Text(
+    ja="この人からのリマインドはこのサーバーでは今後受け取りません（{count}件を断りました）。",
+    en="You will get no more reminders from this person in this server ({count} declined).",
+)
+SERVER_ONLY_UNBLOCK = Text(
+    ja="リマインドの受け取り停止はサーバーごとです。サーバーで使ってください。",
+    en="Stopped reminders are per server: use this in a server.",
+)
+BLOCKED_LIST = Text(
+    ja="このサーバーでリマインドを受け取らない相手: {members}",
+    en="In this server you take no reminders from: {members}",
+)
+BLOCKED_NONE = Text(
+    ja="このサーバーで受け取りを止めている相手はいません。",
+    en="You have not stopped anyone's reminders in this server.",
+)
+UNBLOCKED = Text(
+    ja="{member} からのリマインドをまた受け取ります（受け取る前に確認します）。",
+    en="You take reminders from {member} again (each one still asks you first).",
+)
+NOT_BLOCKED = Text(
+    ja="{member} からのリマインドは止めていません。",
+    en="You had not stopped reminders from {member}.",
+)
+STAMP_ACCEPTED = Text(ja="✅ 受け取りました", en="✅ Accepted")
+STAMP_DECLINED = Text(ja="🚫 断りました", en="🚫 Declined")
+STAMP_BLOCKED = Text(
+    ja="🔕 この人からのリマインドを停止", en="🔕 Stopped reminders from this person"
+)
+ACCEPT_LABEL = Text(ja="受け取る", en="Accept")
+DECLINE_LABEL = Text(ja="断る", en="Decline")
+BLOCK_LABEL = Text(ja="この人からは受け取らない", en="Stop all from this person")
 MARKED_DONE = Text(ja="✅ 完了にしました。", en="✅ Marked as done.")
 NEXT_TIME = Text(ja="次回は {when} です。", en=" It repeats: next {when}.")
 STAMP_DONE = Text(ja="✅ 完了", en="✅ Done")
@@ -102,6 +150,21 @@ BUDGET_UNLIMITED = Text(ja="{label}: {used} / 無制限", en="{label}: {used} / 
 BUDGET_LEFT = Text(
     ja="{label}: {used} / {limit}（残り {left}）", en="{label}: {used} / {limit} ({left} left)"
 )
+BUDGET_COST_TITLE = Text(
+    ja="💴 **今日の推定費用**（litellm の価格表、USD）",
+    en="💴 **Estimated cost today** (litellm's price map, USD)",
+)
+BUDGET_COST_UNLIMITED = Text(ja="サーバー: {used} / 無制限", en="Server: {used} / unlimited")
+BUDGET_COST_LEFT = Text(
+    ja="サーバー: {used} / {limit}（残り {left}）", en="Server: {used} / {limit} ({left} left)"
+)
+UNPRICED_MODELS = Text(
+    ja="⚠️ 価格が分からないモデル: {models}。費用は unknown と表示し、費用の上限には数えません"
+    "（トークンの上限には数えます）。",
+    en="⚠️ No price known for: {models}. Their cost shows as unknown and does not count "
+    "toward the cost budget (it does count toward token budgets).",
+)
+USAGE_MODELS = Text(ja="モデル別（推定費用、USD）", en="Per model (estimated cost, USD)")
 USAGE_PURPOSES = Text(ja="\n用途: {purposes}", en="\nPurposes: {purposes}")
 FORGET_EVERYWHERE = Text(
     ja="🧹 すべてのチャンネルとDMでの会話の履歴と要約を削除しますか？元に戻せません。",
@@ -360,6 +423,10 @@ WHOLE_NUMBER = Text(ja="0以上の整数です（0 は無制限）。", en="Use 
 SECONDS_RANGE = Text(ja="0〜86400 秒の整数です。", en="Use a whole number of seconds, 0 to 86400.")
 CATCHUP_RANGE = Text(ja="10〜1000 の整数です。", en="Use a whole number from 10 to 1000.")
 SETTINGS_CHANGE_SOME = Text(ja="変更する設定: {groups}", en="Change a setting: {groups}")
+ENTER_DOLLARS = Text(
+    ja="米ドルの金額です（例: 1.50、0 は無制限）。",
+    en="Use an amount in US dollars, e.g. 1.50 (0 = unlimited).",
+)
 ENTER_PLACE = Text(ja="地名を入力してください。", en="Enter a place name.")
 
 # Message actions (right-click a message → Apps)

@@ -30,6 +30,9 @@ class ReminderView:
     tz: ZoneInfo
     origin_message_id: int | None = None
     last_error: str | None = None
+    # A reminder for another member: who, and where their consent stands.
+    target_user_id: int | None = None
+    consent: str | None = None
 
     @classmethod
     def of(cls, row: Reminder, tz: ZoneInfo | None = None) -> ReminderView:
@@ -47,6 +50,8 @@ class ReminderView:
             tz=tz or ZoneInfo(row.timezone),
             origin_message_id=row.origin_message_id,
             last_error=row.last_error,
+            target_user_id=row.target_user_id,
+            consent=row.consent,
         )
 
     @property
@@ -71,6 +76,11 @@ class ReminderView:
             "when_text": self.when_text(now),
             "what": self.content,
             "repeat": self.repeat_text,
+            **(
+                {}
+                if self.target_user_id is None
+                else {"for_member_id": self.target_user_id, "consent": self.consent}
+            ),
         }
 
 

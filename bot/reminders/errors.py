@@ -37,3 +37,7 @@ class NotReminderOwner(ReminderError):
 
 class ReminderClosed(ReminderError):
     """The reminder was already delivered, cancelled or failed, or it changed meanwhile."""
+
+
+class ReminderRefused(InvalidReminder):
+    """The member a reminder is for stopped reminders from the asker."""

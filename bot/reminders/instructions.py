@@ -40,6 +40,8 @@ the Monday of next week (never guess a weekday). `what` is what to remind of, in
 - Repeats: 毎日 daily, 平日 weekdays, 毎週月木 weekly with days_of_week ["mon","thu"], 毎月末 \
 or 毎月31日 monthly with day_of_month 31, 90分ごと every_minutes 90; 祝日は休み \
 skip_holidays; 「10回」 count 10; 「年内」 until the year's last day.
+- For someone else (「@hana に…リマインドして」) pass for_member "@hana": they must accept \
+first; for a channel (「#general に」) to_channel "#general".
 - Ask one short question instead of guessing when the time is unclear: no time of day, \
 「9時」 when 09:00 and 21:00 both fit, a date already past this year.
 - When a tool answers with an error, fix the call or ask what it says to ask; never pretend \

@@ -12,6 +12,7 @@ from bot.agent.tools import ToolContext
 from bot.agent.tools.presentation import Label, Look, Words, moment
 from bot.i18n import Language
 from bot.reminders.errors import ReminderError
+from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.words import summary, summary_en
@@ -23,6 +24,11 @@ class ReminderDeps(Protocol):
     @property
     def reminders(self) -> ReminderService:
         """The reminder service (it wakes the delivery engine when a due time moves)."""
+        ...
+
+    @property
+    def reminder_recipients(self) -> Recipients:
+        """Finds the member or channel a reminder for someone else names."""
         ...
 
 
@@ -89,6 +95,8 @@ CREATE_LOOK = Look(
         "when": WHEN,
         "what": WHAT,
         "repeat": Label(Words("繰り返し", "Repeats"), render=_repeat_words),
+        "for_member": Label(Words("相手（受け取ってから届きます）", "For (once they accept)")),
+        "to_channel": Label(Words("投稿するチャンネル", "Posted in")),
     },
     summary=_said(
         "{when} に「{what}」をリマインドします。", "I'll remind you of “{what}” at {when}."
@@ -138,6 +146,9 @@ async def check_create(arguments: dict[str, Any], ctx: ToolContext[ReminderDeps]
             tz=ctx.timezone,
             repeat=RepeatRule.model_validate(repeat) if repeat else None,
         )
+        # Who or where: found, allowed to post there, not blocked by the member.
+        target = await ctx.deps.reminder_recipients.target(arguments, ctx.guild_id, ctx.user_id)
+        await ctx.deps.reminders.check_target(ctx.guild_id, target, ctx.user_id)
     except ReminderError as exc:
         return str(exc)
     return None

@@ -16,6 +16,9 @@ COPIED_COLUMNS = (
     "content",
     "timezone",
     "origin_message_id",
+    "target_user_id",
+    "consent",
+    "to_channel",
 )
 
 

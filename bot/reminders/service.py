@@ -17,8 +17,10 @@ from bot.reminders.errors import (
     NotReminderOwner,
     ReminderClosed,
     ReminderNotFound,
+    ReminderRefused,
     TooManyReminders,
 )
+from bot.reminders.recipients import Target
 from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
 from bot.runtime.clock import Clock
 from bot.schedule.repeat import (
@@ -32,7 +34,7 @@ from bot.schedule.repeat import (
 from bot.schedule.times import local_iso, parse_local_wall
 from bot.settings import Settings
 from bot.storage.engine import one_writer, write_sessions
-from bot.storage.reminders import Reminder, ReminderState
+from bot.storage.reminders import Consent, Reminder, ReminderBlock, ReminderState
 
 MAX_LISTED = 25
 # Discord display names are at most 32 characters; the column allows some slack.
@@ -76,16 +78,26 @@ class ReminderService:
         repeat: RepeatRule | None = None,
         origin_message_id: int | None = None,
         language: str | None = None,
+        target: Target | None = None,
     ) -> ReminderView:
-        """Store a new pending reminder; InvalidReminder says what to ask the user again."""
+        """Store a new pending reminder; InvalidReminder says what to ask the user again.
+
+        A reminder for another member waits for their consent: the delivery engine posts the
+        request at once (next_attempt_at is now), and the reminder itself only once accepted."""
         now = self._clock.now()
         text = checked_content(content)
         due = checked_time(when, tz, now, self._settings.reminder_max_ahead_days)
         if repeat is not None:
             repeat, due = self._first_of_series(repeat, parse_local_wall(when, tz), tz, now)
+        member = None if target is None else target.member
+        channel = None if target is None else target.channel
+        elsewhere = channel is not None and channel.channel_id != channel_id
         row = Reminder(
             guild_id=guild_id,
-            channel_id=channel_id,
+            channel_id=channel.channel_id if elsewhere and channel else channel_id,
+            target_user_id=None if member is None else member.user_id,
+            consent=None if member is None else Consent.ASK,
+            to_channel=True if elsewhere else None,
             user_id=user_id,
             user_display_name=user_display_name[:MAX_NAME_CHARS],
             content=text,
@@ -96,12 +108,15 @@ class ReminderService:
             state=ReminderState.PENDING,
             attempts=0,
             retries=0,
-            next_attempt_at=due,
-            origin_message_id=origin_message_id,
+            next_attempt_at=due if member is None else now,
+            # The jump link points into the channel it was asked in.
+            origin_message_id=None if elsewhere else origin_message_id,
             created_at=now,
             language=language,
         )
         async with self._writer, self._writes() as session, session.begin():
+            if member is not None and guild_id is not None:
+                await self._not_blocked(session, guild_id, member.user_id, user_id)
             pending = await session.scalar(
                 select(func.count())
                 .select_from(Reminder)
@@ -114,8 +129,32 @@ class ReminderService:
                     f"{limit}: ask them to cancel one first (list_reminders shows them)"
                 )
             session.add(row)
-        self._changed(due)
+        self._changed(row.next_attempt_at)
         return ReminderView.of(row, tz)
+
+    async def check_target(self, guild_id: int | None, target: Target, asker_id: int) -> None:
+        """Refuse a reminder for a member who stopped the asker's reminders (ReminderRefused)."""
+        if target.member is None or guild_id is None:
+            return
+        async with self._sessions() as session:
+            await self._not_blocked(session, guild_id, target.member.user_id, asker_id)
+
+    @staticmethod
+    async def _not_blocked(
+        session: AsyncSession, guild_id: int, target_id: int, asker_id: int
+    ) -> None:
+        blocked = await session.scalar(
+            select(ReminderBlock.id).where(
+                ReminderBlock.guild_id == guild_id,
+                ReminderBlock.user_id == target_id,
+                ReminderBlock.blocked_user_id == asker_id,
+            )
+        )
+        if blocked is not None:
+            raise ReminderRefused(
+                f"<@{target_id}> stopped reminders from this user in this server, so none can "
+                "be set for them: tell the user, without pressing"
+            )
 
     def check_new(
         self, *, when: str, content: str, tz: ZoneInfo, repeat: RepeatRule | None = None
@@ -286,7 +325,9 @@ class ReminderService:
             raise ReminderNotFound(
                 f"there is no reminder #{reminder_id}: call list_reminders to see the user's ids"
             )
-        if row.user_id != user_id:
+        # The member a reminder was for may snooze it or mark it done, like its owner.
+        theirs = verb in ("snooze", "finish") and row.target_user_id == user_id
+        if row.user_id != user_id and not theirs:
             raise NotReminderOwner(
                 f"reminder #{reminder_id} belongs to another user and only its owner can "
                 f"{verb} it: tell the user so"

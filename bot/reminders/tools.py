@@ -26,16 +26,26 @@ __all__ = ["REMINDER_TOOLS", "ReminderDeps"]
 
 @tool(look=CREATE_LOOK, check=check_create)
 async def create_reminder(
-    ctx: ToolContext[ReminderDeps], when: str, what: str, repeat: RepeatRule | None = None
+    ctx: ToolContext[ReminderDeps],
+    when: str,
+    what: str,
+    repeat: RepeatRule | None = None,
+    for_member: str | None = None,
+    to_channel: str | None = None,
 ) -> dict[str, Any]:
-    """Set a reminder for the member, posted in this channel.
+    """Set a reminder, posted in this channel: for the member, or for another member (who
+    must accept it first), or posted to another channel.
 
     Args:
         when: local ISO 8601 time without offset, e.g. 2026-12-01T09:00; a repeat's first.
         what: what to remind of, in the member's words.
         repeat: omit for a one-time reminder.
+        for_member: another member to remind, as written (@name); omit for the member.
+        to_channel: a channel to post it in, as written (#name); omit for this channel.
     """
+    arguments = {"for_member": for_member, "to_channel": to_channel}
     try:
+        target = await ctx.deps.reminder_recipients.target(arguments, ctx.guild_id, ctx.user_id)
         view = await ctx.deps.reminders.create(
             user_id=ctx.user_id,
             user_display_name=ctx.user_name,
@@ -47,10 +57,17 @@ async def create_reminder(
             repeat=repeat,
             origin_message_id=ctx.origin_message_id,
             language=ctx.language,
+            target=target,
         )
     except ReminderError as exc:
         raise ToolError(str(exc)) from None
-    return {"created": True, **view.to_output(ctx.now())}
+    output = {"created": True, **view.to_output(ctx.now())}
+    if target.member is not None:
+        output["for_member"] = target.member.name
+        output["note"] = "they were asked to accept it; it is sent only once they do"
+    if target.channel is not None:
+        output["channel"] = f"<#{target.channel.channel_id}>"
+    return output
 
 
 @tool(requires_approval=False, read_only=True, look=LIST_LOOK)

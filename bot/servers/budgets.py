@@ -1,23 +1,28 @@
-"""Daily token budgets per server and per member, counted from the LLM call log.
+"""Daily budgets per server and per member, counted from the LLM call log: tokens, and a
+server's money (US dollars, estimated with litellm's price map).
 
 A day is the server's local day. A budget of 0 is unlimited and costs no query. A member told
 that a budget is spent is told once per day and budget; later mentions get a reaction only.
+A call to a model the price map does not know costs nothing against the money budget (its cost
+is unknown, and /otomo usage says which models are not counted); token budgets still count it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
+from bot.servers.costs import money, price_of
 from bot.servers.directory import ServerDirectory
 from bot.storage.agent import LLMCall
 
 SERVER = "server"
 MEMBER = "member"
+MONEY = "money"
 # Members remembered as told before the memory is swept of past days.
 SWEEP_AT_LEAST = 256
 
@@ -27,14 +32,21 @@ class Spent:
     """A budget that is used up: which one, its size, and when it resets (UTC)."""
 
     kind: str
-    limit: int
-    used: int
+    limit: float
+    used: float
     resets_at: datetime
 
     def sentence(self, language: str) -> str:
         """What the member reads, in their language."""
         stamp = f"<t:{int(self.resets_at.timestamp())}:t>"
-        if self.kind == SERVER:
+        if self.kind == MONEY:
+            limit = money(self.limit)
+            ja = (
+                f"このサーバーの今日の費用の上限（{limit}）に達しました。"
+                f"{stamp} にリセットされます。"
+            )
+            en = f"This server's daily spending limit ({limit}) is used up; it resets at {stamp}."
+        elif self.kind == SERVER:
             ja = f"このサーバーの今日の利用上限に達しました。{stamp} にリセットされます。"
             en = f"This server's daily budget is used up; it resets at {stamp}."
         else:
@@ -52,6 +64,11 @@ class BudgetUse:
     member_used: int
     member_limit: int
     resets_at: datetime
+    # The server's estimated US dollars today and its money budget (0 = unlimited).
+    server_cost: float = 0.0
+    server_cost_limit: float = 0.0
+    # Models used today that the price map does not know (not in server_cost).
+    unpriced_models: tuple[str, ...] = ()
 
     @staticmethod
     def left(limit: int, used: int) -> int | None:
@@ -85,7 +102,13 @@ class Budgets:
         )
 
     async def use(self, guild_id: int, user_id: int | None) -> BudgetUse:
-        """Today's tokens of the server and of the member, and the limits."""
+        """Today's tokens of the server and of the member, the server's cost, and the limits."""
+        tokens = await self._tokens(guild_id, user_id)
+        cost, unpriced = await self.cost_today(guild_id)
+        limit = self._servers.config(guild_id).server_daily_cost
+        return replace(tokens, server_cost=cost, server_cost_limit=limit, unpriced_models=unpriced)
+
+    async def _tokens(self, guild_id: int, user_id: int | None) -> BudgetUse:
         config = self._servers.config(guild_id)
         start, end = self._day(guild_id)
         spent = func.coalesce(func.sum(LLMCall.tokens_in), 0) + func.coalesce(
@@ -106,15 +129,48 @@ class Budgets:
             server_used, config.server_daily_tokens, member_used, config.member_daily_tokens, end
         )
 
+    async def cost_today(self, guild_id: int) -> tuple[float, tuple[str, ...]]:
+        """The server's estimated US dollars today, and the models used that have no price."""
+        start, _ = self._day(guild_id)
+        async with self._sessions() as session:
+            rows = (
+                await session.execute(
+                    select(
+                        LLMCall.model,
+                        func.coalesce(func.sum(LLMCall.tokens_in), 0),
+                        func.coalesce(func.sum(LLMCall.tokens_cached), 0),
+                        func.coalesce(func.sum(LLMCall.tokens_out), 0),
+                    )
+                    .where(LLMCall.guild_id == guild_id, LLMCall.started_at >= start)
+                    .group_by(LLMCall.model)
+                )
+            ).all()
+        cost = 0.0
+        unpriced: list[str] = []
+        for model, tokens_in, tokens_cached, tokens_out in rows:
+            price = price_of(model)
+            if price is None:
+                unpriced.append(model)
+            else:
+                cost += price.cost(
+                    int(tokens_in or 0), int(tokens_cached or 0), int(tokens_out or 0)
+                )
+        return cost, tuple(sorted(unpriced))
+
     async def spent(self, guild_id: int | None, user_id: int | None) -> Spent | None:
         """The first budget used up for this call (the server's, then the member's), or None.
         Outside a server, or with no budgets set, there is nothing to count."""
         if guild_id is None:
             return None
         config = self._servers.config(guild_id)
+        if config.server_daily_cost:
+            cost, _ = await self.cost_today(guild_id)
+            if cost >= config.server_daily_cost:
+                _, resets_at = self._day(guild_id)
+                return Spent(MONEY, config.server_daily_cost, cost, resets_at)
         if not config.server_daily_tokens and not (config.member_daily_tokens and user_id):
             return None
-        use = await self.use(guild_id, user_id)
+        use = await self._tokens(guild_id, user_id)
         if use.server_limit and use.server_used >= use.server_limit:
             return Spent(SERVER, use.server_limit, use.server_used, use.resets_at)
         if use.member_limit and use.member_used >= use.member_limit:

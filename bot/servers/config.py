@@ -51,6 +51,8 @@ class ServerConfig:
     word_pool_channels: frozenset[int] = frozenset()
     server_daily_tokens: int = 0
     member_daily_tokens: int = 0
+    # US dollars a day, estimated with litellm's price map; 0 = unlimited.
+    server_daily_cost: float = 0.0
     tasks_enabled: bool = True
     max_tasks: int = 20
     task_creator_roles: frozenset[int] = frozenset()
@@ -201,6 +203,17 @@ def _tokens(text: str) -> int:
     if not cleaned.isdigit() or int(cleaned) > 10**10:
         raise BadValue(replies.WHOLE_NUMBER)
     return int(cleaned)
+
+
+def _dollars(text: str) -> float:
+    cleaned = text.strip().lstrip("$").replace(",", "").strip()
+    try:
+        value = float(cleaned)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 10**6 or value != value:
+        raise BadValue(replies.ENTER_DOLLARS)
+    return value
 
 
 def _count(text: str) -> int:
@@ -360,6 +373,13 @@ SETTINGS: dict[str, Setting] = {
             "budgets",
         ),
         Setting(
+            "server_daily_cost",
+            "サーバーの1日の費用上限 (USD, 0=無制限)",
+            "Server cost a day (USD, 0 = unlimited)",
+            _dollars,
+            "budgets",
+        ),
+        Setting(
             "tasks_enabled",
             "スケジュールタスク (on/off)",
             "Scheduled tasks (on/off)",
@@ -424,6 +444,7 @@ def defaults_of(settings: Settings) -> ServerConfig:
         word_pool_channels=frozenset(settings.word_pool_channel_ids),
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
+        server_daily_cost=settings.server_daily_cost_budget_usd,
         max_tasks=settings.task_max_per_server,
         listen_cooldown_seconds=settings.listen_cooldown_seconds,
         catchup_max_messages=settings.catchup_max_messages,

@@ -26,7 +26,7 @@ from bot.storage.engine import one_writer, write_sessions
 from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 from bot.storage.models_choice import GuildModel
 from bot.storage.notes import Note
-from bot.storage.reminders import Reminder
+from bot.storage.reminders import Reminder, ReminderBlock
 from bot.storage.servers import ScheduledPostRow, ServerRow, ServerSettingsRow
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,7 @@ _SERVER_TABLES = (
     ToolGrant,
     Note,
     Reminder,
+    ReminderBlock,
     ApprovalRequest,
     LLMCall,
     GuildModel,

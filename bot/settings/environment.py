@@ -96,6 +96,10 @@ class Settings(ExternalToolSettings, ShardSettings):
     # Tokens (in + out) a day; 0 = unlimited.
     server_daily_token_budget: int = Field(0, ge=0, le=10**10, alias="SERVER_DAILY_TOKEN_BUDGET")
     member_daily_token_budget: int = Field(0, ge=0, le=10**10, alias="MEMBER_DAILY_TOKEN_BUDGET")
+    # Estimated US dollars a day for a server (litellm's price map); 0 = unlimited.
+    server_daily_cost_budget_usd: float = Field(
+        0.0, ge=0, le=10**6, alias="SERVER_DAILY_COST_BUDGET_USD"
+    )
     # How soon a change made through one process applies in the others.
     server_settings_refresh_seconds: float = Field(
         5.0, ge=0.1, le=300, alias="SERVER_SETTINGS_REFRESH_SECONDS"

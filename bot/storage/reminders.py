@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import BigInteger, CheckConstraint, Index, Integer, String, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.storage.engine import Base, UTCDateTime
@@ -18,6 +27,18 @@ class ReminderState(StrEnum):
     DELIVERED = "delivered"
     CANCELLED = "cancelled"
     FAILED = "failed"
+
+
+class Consent(StrEnum):
+    """Where a reminder for another member stands with them (NULL: none needed)."""
+
+    # The request to the member is still to be posted (the delivery engine posts it).
+    ASK = "ask"
+    # Posted; waiting for their click. At the due time without one it expires, undelivered.
+    ASKED = "asked"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    EXPIRED = "expired"
 
 
 class Reminder(Base):
@@ -65,3 +86,23 @@ class Reminder(Base):
     language: Mapped[str | None] = mapped_column(String(8))
     delivered_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # A reminder for another member: who (user_id is who asked); NULL: for the asker.
+    target_user_id: Mapped[int | None] = mapped_column(BigInteger)
+    # The target member's consent (Consent); NULL: none needed (the asker's own, or a channel's).
+    consent: Mapped[str | None] = mapped_column(String(16))
+    # A reminder posted to another channel than the one it was asked in (no mention there).
+    to_channel: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class ReminderBlock(Base):
+    """A member stopped every reminder from another member in one server."""
+
+    __tablename__ = "reminder_blocks"
+    __table_args__ = (UniqueConstraint("guild_id", "user_id", "blocked_user_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    # Who blocked, and whose reminders they no longer take.
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    blocked_user_id: Mapped[int] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())

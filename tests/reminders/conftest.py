@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from bot.agent.tools import ToolContext
+from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
+from tests.reminders.fakes import FailureInbox, FakeSender
 from tests.reminders.support import (
     ALICE,
     CHANNEL,
@@ -21,6 +25,8 @@ from tests.reminders.support import (
     START,
     TOKYO,
     ContextFactory,
+    EngineFactory,
+    unpaced,
 )
 
 
@@ -50,6 +56,7 @@ class ReminderToolDeps:
     """The part of the bot's dependencies the reminder tools use."""
 
     reminders: ReminderService
+    reminder_recipients: Recipients = field(default_factory=Recipients)
 
 
 @pytest.fixture
@@ -82,3 +89,57 @@ def make_ctx(database: Database, clock: ManualClock, settings: Settings) -> Cont
         )
 
     return make
+
+
+@pytest.fixture
+async def scheduler() -> AsyncIterator[AsyncIOScheduler]:
+    """A running but paused scheduler: jobs are armed and inspectable, never fired."""
+    sched = AsyncIOScheduler(timezone=UTC)
+    sched.start(paused=True)
+    yield sched
+    sched.shutdown(wait=False)
+
+
+@pytest.fixture
+def sender() -> FakeSender:
+    return FakeSender()
+
+
+@pytest.fixture
+def inbox() -> FailureInbox:
+    return FailureInbox()
+
+
+@pytest.fixture
+async def make_engine(
+    file_database: Database,
+    clock: ManualClock,
+    scheduler: AsyncIOScheduler,
+    sender: FakeSender,
+    inbox: FailureInbox,
+) -> AsyncIterator[EngineFactory]:
+    """Delivery engines on the test's clock, sender and paused scheduler, stopped after."""
+    engines: list[DeliveryEngine] = []
+
+    def make(database: Database = file_database, **options: object) -> DeliveryEngine:
+        options.setdefault("clock", clock)
+        options.setdefault("scheduler", scheduler)
+        # Pacing runs on real time; tests/reminders/test_pacing.py covers it on its own.
+        options.setdefault("pacer", unpaced())
+        engine = DeliveryEngine(
+            database.sessions,
+            sender=sender,
+            notify_owner_failure=inbox,
+            **options,  # type: ignore[arg-type]
+        )
+        engines.append(engine)
+        return engine
+
+    yield make
+    for engine in engines:
+        await engine.stop()
+
+
+@pytest.fixture
+def engine(make_engine: EngineFactory) -> DeliveryEngine:
+    return make_engine(worker_id="engine-a")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -22,67 +22,7 @@ from bot.settings import Settings
 from bot.storage.engine import Database, create_database
 from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.fakes import FailureInbox, FakeSender
-from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO
-
-EngineFactory = Callable[..., DeliveryEngine]
-
-
-def unpaced() -> SendPacer:
-    """A pacer that never waits: these tests run on a manual clock."""
-    return SendPacer(1_000_000, channel_messages=1_000_000)
-
-
-@pytest.fixture
-async def scheduler() -> AsyncIterator[AsyncIOScheduler]:
-    """A running but paused scheduler: jobs are armed and inspectable, never fired."""
-    sched = AsyncIOScheduler(timezone=UTC)
-    sched.start(paused=True)
-    yield sched
-    sched.shutdown(wait=False)
-
-
-@pytest.fixture
-def sender() -> FakeSender:
-    return FakeSender()
-
-
-@pytest.fixture
-def inbox() -> FailureInbox:
-    return FailureInbox()
-
-
-@pytest.fixture
-async def make_engine(
-    file_database: Database,
-    clock: ManualClock,
-    scheduler: AsyncIOScheduler,
-    sender: FakeSender,
-    inbox: FailureInbox,
-) -> AsyncIterator[EngineFactory]:
-    engines: list[DeliveryEngine] = []
-
-    def make(database: Database = file_database, **options: object) -> DeliveryEngine:
-        options.setdefault("clock", clock)
-        options.setdefault("scheduler", scheduler)
-        # Pacing runs on real time; tests/reminders/test_pacing.py covers it on its own.
-        options.setdefault("pacer", unpaced())
-        engine = DeliveryEngine(
-            database.sessions,
-            sender=sender,
-            notify_owner_failure=inbox,
-            **options,  # type: ignore[arg-type]
-        )
-        engines.append(engine)
-        return engine
-
-    yield make
-    for engine in engines:
-        await engine.stop()
-
-
-@pytest.fixture
-def engine(make_engine: EngineFactory) -> DeliveryEngine:
-    return make_engine(worker_id="engine-a")
+from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO, EngineFactory
 
 
 def service_for(

@@ -23,6 +23,7 @@ from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import Language, language_of_locale, replies
 from bot.members.preferences import UserPreferences
 from bot.servers.budgets import Budgets, BudgetUse
+from bot.servers.costs import money
 from bot.text.clip import clip
 
 if TYPE_CHECKING:
@@ -93,13 +94,27 @@ def describe_budgets(use: BudgetUse, language: Language = "ja") -> str:
         )
 
     reset = f"<t:{int(use.resets_at.timestamp())}:t>"
-    return "\n".join(
-        (
-            replies.BUDGET_TITLE(language, reset=reset),
-            line(replies.BUDGET_SERVER(language), use.server_used, use.server_limit),
-            line(replies.BUDGET_MEMBER(language), use.member_used, use.member_limit),
+    if use.server_cost_limit:
+        left = max(0.0, use.server_cost_limit - use.server_cost)
+        cost = replies.BUDGET_COST_LEFT(
+            language,
+            used=money(use.server_cost),
+            limit=money(use.server_cost_limit),
+            left=money(left),
         )
-    )
+    else:
+        cost = replies.BUDGET_COST_UNLIMITED(language, used=money(use.server_cost))
+    lines = [
+        replies.BUDGET_TITLE(language, reset=reset),
+        line(replies.BUDGET_SERVER(language), use.server_used, use.server_limit),
+        line(replies.BUDGET_MEMBER(language), use.member_used, use.member_limit),
+        replies.BUDGET_COST_TITLE(language),
+        cost,
+    ]
+    if use.unpriced_models:
+        models = ", ".join(f"`{m}`" for m in use.unpriced_models)
+        lines.append(replies.UNPRICED_MODELS(language, models=models))
+    return "\n".join(lines)
 
 
 def describe_usage(
@@ -112,9 +127,13 @@ def describe_usage(
         language, days=len(report.days), zone=zone
     )
     table = "```\n" + report.table() + "\n```"
-    return f"{title}\n{table}" + (
-        replies.USAGE_PURPOSES(language, purposes=purposes) if purposes else ""
-    )
+    text = f"{title}\n{table}"
+    if report.models:
+        text += f"\n{replies.USAGE_MODELS(language)}\n```\n{report.model_table()}\n```"
+    if report.unpriced_models:
+        models = ", ".join(f"`{m}`" for m in report.unpriced_models)
+        text += "\n" + replies.UNPRICED_MODELS(language, models=models)
+    return text + (replies.USAGE_PURPOSES(language, purposes=purposes) if purposes else "")
 
 
 class MemoryCommands(commands.Cog):

@@ -1,4 +1,5 @@
-"""/remind list, /remind cancel, /timezone set and /timezone show (thin: they call services)."""
+"""/remind list, /remind cancel, /remind unblock, /timezone set and /timezone show (thin: they
+call services)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from discord.ext import commands
 from bot.i18n import Language, Text, language_of_locale, replies
 from bot.members.preferences import UnknownTimezone, UserPreferences, timezone_names
 from bot.reminders.buttons import when_said
+from bot.reminders.consent import ReminderConsent
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     NotReminderOwner,
@@ -129,11 +131,45 @@ class ReminderCommands(commands.Cog):
     timezone = app_commands.Group(name="timezone", description="Time zone")
 
     def __init__(
-        self, service: ReminderService, preferences: UserPreferences, now: Callable[[], datetime]
+        self,
+        service: ReminderService,
+        preferences: UserPreferences,
+        now: Callable[[], datetime],
+        consent: ReminderConsent | None = None,
     ) -> None:
         self.service = service
         self.preferences = preferences
         self.now = now
+        self.consent = consent
+
+    @remind.command(name="unblock", description="Take reminders from a member again")
+    @app_commands.describe(member="Whose reminders to take again; leave empty to list them")
+    async def unblock(
+        self, interaction: discord.Interaction[Any], member: discord.Member | None = None
+    ) -> None:
+        """Take reminders from a member I stopped again, or list whom I stopped (this server)."""
+        language = language_of_locale(interaction.locale)
+        guild_id = interaction.guild_id
+        if guild_id is None or self.consent is None:
+            await interaction.response.send_message(
+                replies.SERVER_ONLY_UNBLOCK(language), ephemeral=True
+            )
+            return
+        user_id = interaction.user.id
+        if member is None:
+            blocked = await self.consent.blocked(guild_id, user_id)
+            text = (
+                replies.BLOCKED_LIST(language, members=", ".join(f"<@{b}>" for b in blocked))
+                if blocked
+                else replies.BLOCKED_NONE(language)
+            )
+        elif await self.consent.unblock(guild_id, user_id, member.id):
+            text = replies.UNBLOCKED(language, member=member.mention)
+        else:
+            text = replies.NOT_BLOCKED(language, member=member.mention)
+        await interaction.response.send_message(
+            text, ephemeral=True, allowed_mentions=discord.AllowedMentions.none()
+        )
 
     @remind.command(name="list", description="Your pending reminders")
     async def list_reminders(self, interaction: discord.Interaction[Any]) -> None:

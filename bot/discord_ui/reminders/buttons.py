@@ -1,4 +1,5 @@
-"""Snooze / Done buttons under a delivered reminder (persistent: `rem:<id>:<action>`)."""
+"""Snooze / Done buttons under a delivered reminder (persistent: `rem:<id>:<action>`), and
+Accept / Decline / Stop all under a request to remind another member (`rcs:<id>:<action>`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from bot.discord_ui.failures import failures_told
 from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
 from bot.reminders.buttons import ButtonReply, ReminderButtons, when_said
+from bot.reminders.consent import ACCEPT, BLOCK, DECLINE, ConsentButtons
 from bot.schedule.times import localize
 
 # "Tomorrow morning" is this local time.
@@ -37,6 +39,21 @@ REMINDER_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
         discord.ButtonStyle.success if action == "done" else discord.ButtonStyle.secondary,
     )
     for action, label in REMINDER_LABELS.items()
+}
+
+
+CONSENT_LABELS: dict[str, Text] = {
+    ACCEPT: replies.ACCEPT_LABEL,
+    DECLINE: replies.DECLINE_LABEL,
+    BLOCK: replies.BLOCK_LABEL,
+}
+CONSENT_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
+    ACCEPT: (Words(replies.ACCEPT_LABEL.ja, replies.ACCEPT_LABEL.en), discord.ButtonStyle.success),
+    DECLINE: (
+        Words(replies.DECLINE_LABEL.ja, replies.DECLINE_LABEL.en),
+        discord.ButtonStyle.secondary,
+    ),
+    BLOCK: (Words(replies.BLOCK_LABEL.ja, replies.BLOCK_LABEL.en), discord.ButtonStyle.danger),
 }
 
 
@@ -69,6 +86,35 @@ class ReminderButton(
             await actions.on_click(interaction, self.item_id, self.action)
 
 
+class ConsentButton(
+    IdActionButton, template=r"rcs:(?P<id>[0-9]{1,18}):(?P<action>accept|decline|block)"
+):
+    """One of the buttons under a request to remind another member."""
+
+    PREFIX = "rcs"
+    ACTIONS = CONSENT_ACTIONS
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Accept, decline or stop all; only the member it is for may (the service checks)."""
+        targets = button_targets(interaction)
+        actions = targets.reminder_actions
+        if actions is None:
+            await interaction.response.send_message(
+                replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True
+            )
+            return
+        async with failures_told(interaction, targets.database_health):
+            await actions.on_consent(interaction, self.item_id, self.action)
+
+
+def consent_view(reminder_id: int, language: Language = "ja") -> discord.ui.View:
+    """The buttons under a request to remind another member, in the request's language."""
+    view = discord.ui.View(timeout=None)
+    for action in CONSENT_LABELS:
+        view.add_item(ConsentButton(reminder_id, action, language))
+    return view
+
+
 def reminder_view(reminder_id: int, language: Language = "ja") -> discord.ui.View:
     """The buttons attached to a delivered reminder, labelled in the post's language."""
     view = discord.ui.View(timeout=None)
@@ -85,8 +131,10 @@ class ReminderActions:
         buttons: ReminderButtons,
         preferences: UserPreferences,
         now: Callable[[], datetime],
+        consent: ConsentButtons | None = None,
     ) -> None:
         self.buttons = buttons
+        self.consent = consent
         self.preferences = preferences
         self.now = now
 
@@ -117,6 +165,28 @@ class ReminderActions:
         if stamped is not None:
             changes["embed"] = stamped
         await interaction.response.edit_message(**changes)
+        await interaction.followup.send(reply.message, ephemeral=True)
+
+    async def on_consent(
+        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
+    ) -> None:
+        """The member's answer to a request: refused privately for anyone else; on success the
+        request loses its buttons and shows the answer to everyone (the asker included)."""
+        language = language_of_locale(interaction.locale)
+        if self.consent is None:
+            await interaction.response.send_message(replies.NO_REMINDERS(language), ephemeral=True)
+            return
+        reply = await self.consent.click(reminder_id, interaction.user.id, action, language)
+        if not reply.ok:
+            await interaction.response.send_message(reply.message, ephemeral=True)
+            return
+        message = interaction.message
+        content = message.content if message is not None else ""
+        await interaction.response.edit_message(
+            content=f"{content}\n-# {reply.stamp}",
+            view=None,
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
         await interaction.followup.send(reply.message, ephemeral=True)
 
     async def _apply(

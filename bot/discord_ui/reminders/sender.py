@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from typing import Any
 
 import discord
 
-from bot.discord_ui.reminders.buttons import reminder_view
+from bot.discord_ui.reminders.buttons import consent_view, reminder_view
 from bot.discord_ui.sends import classify, only
 from bot.i18n import LANGUAGES, Language, posts
-from bot.reminders.delivery.sender import ReminderDelivery
+from bot.reminders.delivery.sender import ASK, EXPIRE, ReminderDelivery
 from bot.runtime.send_failures import RetryableSendError
 from bot.schedule.times import ENGLISH_UNITS, duration_text
 from bot.servers.directory import ServerDirectory
@@ -33,8 +34,15 @@ def english_duration(delta: timedelta) -> str:
 
 
 def reminder_content(delivery: ReminderDelivery) -> str:
-    """The message text: the mention (the only ping) and a one-line preview."""
-    return f"<@{delivery.user_id}> ⏰ {clip(delivery.content, PREVIEW_CHARS, flatten=True)}"
+    """The message text: the mention (the only ping; none in a channel's reminder) and a
+    one-line preview."""
+    preview = f"⏰ {clip(delivery.content, PREVIEW_CHARS, flatten=True)}"
+    return preview if delivery.to_channel else f"<@{delivery.recipient_id}> {preview}"
+
+
+def reminder_mentions(delivery: ReminderDelivery) -> discord.AllowedMentions:
+    """Who the reminder may ping: the member it is for; no one in a channel's reminder."""
+    return discord.AllowedMentions.none() if delivery.to_channel else only(delivery.recipient_id)
 
 
 def reminder_embed(delivery: ReminderDelivery, language: Language = "ja") -> discord.Embed:
@@ -63,8 +71,34 @@ def reminder_embed(delivery: ReminderDelivery, language: Language = "ja") -> dis
             value=f"[{posts.REMINDER_JUMP(language)}]({delivery.origin_url})",
             inline=False,
         )
+    if delivery.target_user_id is not None or delivery.to_channel:
+        embed.add_field(
+            name=posts.REMINDER_FROM(language), value=f"<@{delivery.asker_id}>", inline=False
+        )
     embed.set_footer(text=f"#{delivery.reminder_id}")
     return embed
+
+
+def consent_request(delivery: ReminderDelivery, language: Language) -> str:
+    """The request to the member a reminder is for, mentioning them."""
+    return posts.CONSENT_REQUEST(
+        language,
+        target=delivery.recipient_id,
+        asker=delivery.user_display_name,
+        when=f"<t:{int(delivery.due_at.timestamp())}:F>",
+        what=clip(delivery.content, PREVIEW_CHARS, flatten=True),
+    )
+
+
+def consent_expired(delivery: ReminderDelivery, language: Language) -> str:
+    """The word to the asker that the member did not accept in time (the mention of the
+    member shows their name; only the asker is pinged)."""
+    return posts.CONSENT_EXPIRED(
+        language,
+        asker=delivery.asker_id,
+        target=delivery.recipient_id,
+        what=clip(delivery.content, PREVIEW_CHARS, flatten=True),
+    )
 
 
 class DiscordReminderSender:
@@ -88,16 +122,31 @@ class DiscordReminderSender:
             raise RetryableSendError("the Discord client is not connected", NOT_READY_RETRY_SECONDS)
         channel = self.client.get_partial_messageable(delivery.channel_id)
         language = await self.language(delivery)
+        post: dict[str, Any]
+        if delivery.step == ASK:
+            # In the channel it was asked in, mentioning the member: it reaches them even
+            # with their DMs closed, and the asker sees the answer stamped on it.
+            post = {
+                "content": consent_request(delivery, language),
+                "view": consent_view(delivery.reminder_id, language),
+                "allowed_mentions": only(delivery.recipient_id),
+            }
+        elif delivery.step == EXPIRE:
+            post = {
+                "content": consent_expired(delivery, language),
+                "allowed_mentions": only(delivery.asker_id),
+            }
+        else:
+            post = {
+                "content": reminder_content(delivery),
+                "embed": reminder_embed(delivery, language),
+                "view": reminder_view(delivery.reminder_id, language),
+                "allowed_mentions": reminder_mentions(delivery),
+            }
         try:
-            message = await channel.send(
-                content=reminder_content(delivery),
-                embed=reminder_embed(delivery, language),
-                view=reminder_view(delivery.reminder_id, language),
-                # Discord drops a second message with this nonce: a resend after a crash
-                # between posting and recording cannot post twice.
-                nonce=delivery.nonce,
-                allowed_mentions=only(delivery.user_id),
-            )
+            # Discord drops a second message with this nonce: a resend after a crash between
+            # posting and recording cannot post twice.
+            message = await channel.send(nonce=delivery.nonce, **post)
         except Exception as exc:
             failure = classify(exc)
             if failure is None and self.client.is_closed():

@@ -13,7 +13,10 @@ from bot.reminders.delivery.batching import GroupCommit
 from bot.reminders.delivery.claims import Claim, Posted
 from bot.reminders.delivery.ledger import DeliveryLedger
 from bot.reminders.delivery.sender import (
+    ASK,
+    EXPIRE,
     LATE_AFTER,
+    REMIND,
     OwnerFailureNotifier,
     ReminderDelivery,
     ReminderSender,
@@ -24,6 +27,7 @@ from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.schedule.repeat import following, load_rule
 from bot.schedule.times import local_text
 from bot.schedule.words import summary, summary_en
+from bot.storage.reminders import Consent, Reminder
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +98,10 @@ class ReminderCourier:
             reason = f"{type(exc).__name__}: {exc}"
             outcome = partial(self._count_rejection, claim, delivery, reason)
         else:
-            outcome = partial(self._record_sent, claim, message_id)
+            if delivery.step == REMIND:
+                outcome = partial(self._record_sent, claim, message_id)
+            else:
+                outcome = partial(self._record_consent_step, claim, delivery.step)
         if write is None:
             await outcome()
         else:
@@ -116,6 +123,14 @@ class ReminderCourier:
             log.warning("reminder #%s was sent but changed meanwhile; left as it is", row.id)
         elif upcoming is not None:
             self._rescheduled(upcoming[0])
+
+    async def _record_consent_step(self, claim: Claim, step: str) -> None:
+        if step == ASK:
+            # The request is out: the row now waits for the member's answer until its time.
+            if await self._ledger.consent_asked(claim):
+                self._rescheduled(claim.row.due_at)
+        elif not await self._ledger.consent_expired(claim, self._clock.now()):
+            log.warning("reminder #%s expired but changed meanwhile", claim.row.id)
 
     async def _confirm(self, batch: Sequence[tuple[Claim, datetime]]) -> list[bool]:
         # One "now" for the batch: the latest, so no lease is renewed for less than its length.
@@ -174,9 +189,20 @@ class ReminderCourier:
             log.exception("reminder #%s failed and its owner could not be told", row.id)
 
 
+def step_of(row: Reminder) -> str:
+    """What a due row posts: the consent request, the asker's word that it expired, or the
+    reminder itself."""
+    if row.consent == Consent.ASK:
+        return ASK
+    if row.consent == Consent.ASKED:
+        return EXPIRE
+    return REMIND
+
+
 def delivery_of(claim: Claim, now: datetime) -> ReminderDelivery:
     """What the sender needs to post the claimed occurrence at now."""
     row = claim.row
+    step = step_of(row)
     tz = zone(row.timezone)
     late = now - row.due_at
     rule = load_rule(row.repeat)
@@ -194,9 +220,12 @@ def delivery_of(claim: Claim, now: datetime) -> ReminderDelivery:
         origin_message_id=row.origin_message_id,
         repeat_text=None if rule is None else summary(rule),
         repeat_text_en=None if rule is None else summary_en(rule),
-        nonce=delivery_nonce(row.id, row.occurrence),
+        nonce=delivery_nonce(row.id, row.occurrence, step),
         attempt=row.attempts + row.retries + 1,
         language=row.language,
+        target_user_id=row.target_user_id,
+        to_channel=bool(row.to_channel),
+        step=step,
     )
 
 

@@ -30,7 +30,7 @@ from bot.reminders.delivery.scope import ReminderScope, owned_by
 from bot.runtime.pacing import CHANNEL_WINDOW_SECONDS
 from bot.runtime.shards import ShardPlan
 from bot.storage.engine import UTCDateTime, database_now, one_writer, write_sessions
-from bot.storage.reminders import Reminder, ReminderState
+from bot.storage.reminders import Consent, Reminder, ReminderState
 
 
 class DeliveryLedger:
@@ -223,6 +223,31 @@ class DeliveryLedger:
             attempts=attempts,
             retries=retries,
             last_error=last_error[:1000],
+            lease_until=None,
+            claimed_by=None,
+        )
+
+    async def consent_asked(self, claim: Claim) -> bool:
+        """The request for the member's consent was posted: wait for them until the due time."""
+        return await self._update(
+            claim,
+            consent=Consent.ASKED,
+            next_attempt_at=claim.row.due_at,
+            attempts=0,
+            retries=0,
+            last_error=None,
+            lease_until=None,
+            claimed_by=None,
+        )
+
+    async def consent_expired(self, claim: Claim, now: datetime) -> bool:
+        """The due time came without the member's consent, and the asker was told: closed,
+        never delivered."""
+        return await self._update(
+            claim,
+            state=ReminderState.CANCELLED,
+            consent=Consent.EXPIRED,
+            cancelled_at=now,
             lease_until=None,
             claimed_by=None,
         )

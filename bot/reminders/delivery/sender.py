@@ -12,6 +12,12 @@ from bot.schedule.times import duration_text
 # Below this a reminder counts as on time and its message says nothing about lateness.
 LATE_AFTER = timedelta(minutes=1)
 
+# What a delivery posts: the reminder; for a reminder for another member, first the request
+# for their consent, or (their time passed without it) word to the asker that it was not sent.
+REMIND = "remind"
+ASK = "ask"
+EXPIRE = "expire"
+
 
 @dataclass(frozen=True)
 class ReminderDelivery:
@@ -35,6 +41,20 @@ class ReminderDelivery:
     # The language of the message that asked for it; None: the server's default.
     language: str | None = None
     repeat_text_en: str | None = None
+    # The member it is for, when not the asker (user_id); a post to another channel pings no one.
+    target_user_id: int | None = None
+    to_channel: bool = False
+    step: str = REMIND
+
+    @property
+    def recipient_id(self) -> int:
+        """Who the reminder is for: the target member, else the asker."""
+        return self.asker_id if self.target_user_id is None else self.target_user_id
+
+    @property
+    def asker_id(self) -> int:
+        """Who set the reminder."""
+        return self.user_id
 
     @property
     def late_text(self) -> str | None:
@@ -59,8 +79,12 @@ class ReminderDelivery:
         return f"<@{self.user_id}> ⏰ {self.content}\n-# {' ・ '.join(notes)}"
 
 
-def delivery_nonce(reminder_id: int, occurrence: int) -> str:
-    """The Discord nonce of one occurrence (Discord allows at most 25 characters)."""
+def delivery_nonce(reminder_id: int, occurrence: int, step: str = REMIND) -> str:
+    """The Discord nonce of one occurrence, or of a consent step (at most 25 characters)."""
+    if step == ASK:
+        return f"r{reminder_id}a"
+    if step == EXPIRE:
+        return f"r{reminder_id}x"
     return f"r{reminder_id}o{occurrence}"
 
 
@@ -68,8 +92,8 @@ class ReminderSender(Protocol):
     """Posts a reminder; implemented by the Discord layer."""
 
     async def send(self, delivery: ReminderDelivery) -> int:
-        """Post it and return the Discord message id; raise RetryableSendError (does not count
-        as an attempt) or PermanentSendError (counts)."""
+        """Post it (delivery.step says what) and return the Discord message id; raise
+        RetryableSendError (does not count as an attempt) or PermanentSendError (counts)."""
         ...
 
 

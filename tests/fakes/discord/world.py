@@ -194,6 +194,9 @@ class FakeChannel:
     owner_id: int | None = None
     # Member overwrites: user id -> permission bits denied to that member in this channel.
     denied: dict[int, int] = field(default_factory=dict)
+    # Discord's permission overwrites ({"id", "type": 0 role / 1 member, "allow", "deny"}), as
+    # the client reads them for its own permission checks.
+    overwrites: list[Json] = field(default_factory=list)
 
 
 @dataclass
@@ -231,7 +234,8 @@ class FakeGuild:
         return next((c for c in self.channels if c.id == channel_id), None)
 
     def permissions(self, user_id: int) -> int:
-        """Guild-level permissions, computed like Discord (no channel overwrites in this world)."""
+        """Guild-level permissions, computed like Discord (channel overwrites are left to the
+        client that reads them)."""
         if user_id == self.owner_id:
             return ALL_PERMISSIONS
         member = self.member(user_id)
@@ -490,8 +494,11 @@ class World:
                 position=channel.position,
                 topic=channel.topic,
                 permission_overwrites=[
-                    {"id": str(user), "type": 1, "allow": "0", "deny": str(bits)}
-                    for user, bits in channel.denied.items()
+                    *channel.overwrites,
+                    *(
+                        {"id": str(user), "type": 1, "allow": "0", "deny": str(bits)}
+                        for user, bits in channel.denied.items()
+                    ),
                 ],
             )
         if for_user is not None:

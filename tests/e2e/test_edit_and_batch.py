@@ -73,7 +73,8 @@ async def _edit(
     modal = await click.wait_response()
     assert modal["type"] == 9
     ids = [row["components"][0]["custom_id"] for row in modal["data"]["components"]]
-    assert ids == ["a:when", "a:what", "a:repeat"]
+    # Every argument of create_reminder, the optional ones too (empty when the call has none).
+    assert ids == ["a:when", "a:what", "a:repeat", "a:for_member", "a:to_channel"]
     submitted = await otomo.fake.submit_modal(
         modal["data"]["custom_id"], values, user_id, GENERAL_CHANNEL_ID, int(card["id"])
     )

@@ -40,14 +40,13 @@ the Monday of next week (never guess a weekday). `what` is what to remind of, in
 - Repeats: 毎日 daily, 平日 weekdays, 毎週月木 weekly with days_of_week ["mon","thu"], 毎月末 \
 or 毎月31日 monthly with day_of_month 31, 90分ごと every_minutes 90; 祝日は休み \
 skip_holidays; 「10回」 count 10; 「年内」 until the year's last day.
-- For someone else (「@hana に…リマインドして」) pass for_member "@hana": they must accept \
-first; for a channel (「#general に」) to_channel "#general".
+- 「@hana に…」: for_member "@hana" (they accept first); 「#general に」: to_channel.
 - Ask one short question instead of guessing when the time is unclear: no time of day, \
 「9時」 when 09:00 and 21:00 both fit, a date already past this year.
-- When a tool answers with an error, fix the call or ask what it says to ask; never pretend \
-it worked. Once set, confirm with the returned `when_text` and what it is for.
-- To cancel, edit or snooze, use the id from list_reminders (call it first when no id is \
-given). Members can change only their own reminders.
+- On a tool error, fix the call or ask what it says to ask; never pretend it worked. Once \
+set, confirm with the returned `when_text` and what it is for.
+- To cancel, edit or snooze, take the id from list_reminders (call it first). Members change \
+only their own reminders.
 
 Days ({tz.key}, {utc_offset_text(now, tz)}): {_calendar(local)}
 """

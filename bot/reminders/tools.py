@@ -33,15 +33,14 @@ async def create_reminder(
     for_member: str | None = None,
     to_channel: str | None = None,
 ) -> dict[str, Any]:
-    """Set a reminder, posted in this channel: for the member, or for another member (who
-    must accept it first), or posted to another channel.
+    """Set a reminder.
 
     Args:
-        when: local ISO 8601 time without offset, e.g. 2026-12-01T09:00; a repeat's first.
-        what: what to remind of, in the member's words.
+        when: local ISO 8601, no offset; a repeat's first.
+        what: in the member's words.
         repeat: omit for a one-time reminder.
-        for_member: another member to remind, as written (@name); omit for the member.
-        to_channel: a channel to post it in, as written (#name); omit for this channel.
+        for_member: another member (@name); omit for the member.
+        to_channel: another channel (#name); omit for this one.
     """
     arguments = {"for_member": for_member, "to_channel": to_channel}
     try:

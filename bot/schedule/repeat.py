@@ -40,13 +40,13 @@ class RepeatRule(BaseModel):
     )
     interval: int = Field(1, ge=1, le=10000, description="N of every_*")
     days_of_week: list[Weekday] | None = Field(
-        None, description='weekly: e.g. ["mon","thu"]; default the first day\'s'
+        None, description="weekly; default the first day's"
     )
     day_of_month: int | None = Field(
         None,
         ge=1,
         le=31,
-        description="monthly: 1-31 (29-31: a shorter month's last day); default the first day's",
+        description="monthly; 29-31: a shorter month's last day",
     )
     count: int | None = Field(
         None,

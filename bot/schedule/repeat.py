@@ -39,9 +39,7 @@ class RepeatRule(BaseModel):
         description="weekly takes days_of_week, monthly day_of_month, every_* interval"
     )
     interval: int = Field(1, ge=1, le=10000, description="N of every_*")
-    days_of_week: list[Weekday] | None = Field(
-        None, description="weekly; default the first day's"
-    )
+    days_of_week: list[Weekday] | None = Field(None, description="weekly; default the first day's")
     day_of_month: int | None = Field(
         None,
         ge=1,

@@ -14,8 +14,8 @@ NO_REMINDERS = Text(
     ja="このボットではリマインドを扱えません。", en="This bot does not handle reminders."
 )
 NOT_REMINDER_OWNER = Text(
-    ja="このボタンはリマインドを頼んだ人だけが使えます。",
-    en="Only the person who asked for this reminder can use these buttons.",
+    ja="このボタンはリマインドを頼んだ人と、リマインドされる人だけが使えます。",
+    en="Only the person who asked for this reminder, or the one it reminds, can use these buttons.",
 )
 REMINDER_GONE = Text(
     ja="このリマインドはもう見つかりません。", en="This reminder no longer exists."

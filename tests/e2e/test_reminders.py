@@ -523,7 +523,7 @@ async def test_tomorrow_morning_and_done_work_for_the_requester_only(
         refused = await fake.click_button(int(message["id"]), f"rem:{reminder_id}:done", TARO_ID)
         refusal = await refused.wait_response()
         assert refusal["data"]["flags"] & EPHEMERAL
-        assert "頼んだ人だけ" in refusal["data"]["content"]
+        assert "頼んだ人と、リマインドされる人だけ" in refusal["data"]["content"]
         assert len(custom_ids(fake.message(int(message["id"])) or {})) == 4
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 

@@ -77,9 +77,11 @@ async def test_someone_else_cannot_snooze_or_finish_it(
         await buttons.done(view.id, BOB, TOKYO),
     ):
         assert not reply.ok
-        assert "頼んだ人だけ" in reply.message
+        assert "頼んだ人と、リマインドされる人だけ" in reply.message
     english = await buttons.done(view.id, BOB, TOKYO, "en")
-    assert english.message == "Only the person who asked for this reminder can use these buttons."
+    assert english.message == (
+        "Only the person who asked for this reminder, or the one it reminds, can use these buttons."
+    )
     assert (await row_of(database, view.id)).state == ReminderState.DELIVERED
 
 

@@ -27,7 +27,7 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
-from bot.agent.tools.presentation import Words
+from bot.i18n import Text
 from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
 
@@ -367,7 +367,7 @@ class ToolCalls:
 
     async def _details(
         self, state: RunState, tool_item: Tool, row: ApprovalRequest
-    ) -> tuple[tuple[Words, str], ...]:
+    ) -> tuple[tuple[Text, str], ...]:
         """What the tool says the call is about, for its card (nothing if it cannot say)."""
         if tool_item.look is None or tool_item.look.details is None:
             return ()

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import Label, Look, Words
-from bot.i18n import Language
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text
 from bot.knowledge.changes import ChangeAction, Editor, record_change
 from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.places import Place
@@ -158,8 +158,8 @@ def _found(output: Any, language: Language) -> str | None:
 
 
 WEB_LOOK = Look(
-    title=Words("ウェブを検索", "Search the web"),
-    labels={"query": Label(Words("検索語", "Search words"))},
+    title=Text("ウェブを検索", "Search the web"),
+    labels={"query": Label(Text("検索語", "Search words"))},
     summary=_found,
 )
 

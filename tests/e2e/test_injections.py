@@ -106,7 +106,7 @@ async def the_card_asks_and_says_why(otomo: RunningBot, channel_id: int) -> Json
     assert card is not None
     assert card_is(CardState.NEEDS_APPROVAL, card)
     fields = {f["name"]: f["value"] for f in card["embeds"][0]["fields"]}
-    assert wording.WHY_ASKED.say("ja") in fields
+    assert wording.WHY_ASKED("ja") in fields
     return card
 
 

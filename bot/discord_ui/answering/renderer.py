@@ -201,7 +201,7 @@ class RunRenderer:
                     approval_id=event.approval_id,
                     source=event.source,
                     batch=[self.new_card(name).gist(arguments) for name, arguments in event.batch],
-                    details=[(w.say(self.language), v) for w, v in event.details],
+                    details=[(w.form(self.language), v) for w, v in event.details],
                     **_given(
                         because=answers.asked_after(event.because, self.language)
                         if event.because

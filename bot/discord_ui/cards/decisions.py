@@ -139,7 +139,7 @@ class ApprovalDesk:
                     else None
                 ),
                 arguments=None,
-                detail=wording.FORGOTTEN.say(_language_of(request)),
+                detail=wording.FORGOTTEN(_language_of(request)),
             )
 
     async def recover(self, *, everyone: bool) -> int:
@@ -188,7 +188,7 @@ class ApprovalDesk:
             )
             return
         fields = form_fields(found, decode_arguments(request), language)
-        title = found.look.title.say(language) if found.look else wording.EDIT_TITLE.say(language)
+        title = found.look.title.form(language) if found.look else wording.EDIT_TITLE(language)
         await interaction.response.send_modal(EditModal(request.id, title, fields))
 
     async def _edited(
@@ -200,7 +200,7 @@ class ApprovalDesk:
         found = staff.agent.registry.get(request.tool_name) if request else None
         clicker = language_of_locale(interaction.locale)
         if request is None or found is None:
-            await interaction.followup.send(wording.GONE.say(clicker), ephemeral=True)
+            await interaction.followup.send(wording.GONE(clicker), ephemeral=True)
             return
         language = _language_of(request)
         approver = self._approver(interaction.user)
@@ -213,7 +213,7 @@ class ApprovalDesk:
         if typed is not None:
             arguments, problem = await staff.agent.calls.validate_edit(request, typed)
         if arguments is None:
-            why = wording.EDIT_INVALID.say(language).format(why=problem or "")
+            why = wording.EDIT_INVALID(language, why=problem or "")
             await interaction.followup.send(clip(why, 1900), ephemeral=True)
             return
         outcome = await staff.approvals.approve_edited(
@@ -244,7 +244,7 @@ class ApprovalDesk:
             if outcome.changed and outcome.request is not None:
                 decided = outcome.request
         if decided is None:
-            text = wording.NOTHING_WAITING.say(language_of_locale(interaction.locale))
+            text = wording.NOTHING_WAITING(language_of_locale(interaction.locale))
             await interaction.followup.send(text, ephemeral=True)
             return
         await self._carry_on(decided)
@@ -255,7 +255,7 @@ class ApprovalDesk:
         if await self.staff.approvals.batch_waits(request):
             status = Status(request.status)
             if status == Status.APPROVED:
-                detail = wording.APPROVED_WAITING.say(_language_of(request))
+                detail = wording.APPROVED_WAITING(_language_of(request))
                 await self._show(request, status, request.decided_by, detail, waiting=True)
             else:
                 await self._show(request, status, request.decided_by, request.reason)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 Language = Literal["ja", "en"]
@@ -42,6 +43,11 @@ class Text:
 
 def _field_names(form: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(form) if name}
+
+
+def moment(instant: datetime, style: str = "F") -> str:
+    """A Discord timestamp (`<t:…:F>`): each member reads it in their own zone and language."""
+    return f"<t:{int(instant.timestamp())}:{style}>"
 
 
 def language_of_text(text: str, fallback: Language = "ja") -> Language:

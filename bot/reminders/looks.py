@@ -9,8 +9,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from bot.agent.tools import ToolContext
-from bot.agent.tools.presentation import Label, Look, moment
-from bot.i18n import Language, Text
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text, moment
 from bot.reminders.errors import ReminderError
 from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService

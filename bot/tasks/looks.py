@@ -8,8 +8,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from bot.agent.tools import ToolContext
-from bot.agent.tools.presentation import Label, Look, moment
-from bot.i18n import Language, Text
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text, moment
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.words import summary, summary_en
 from bot.servers.directory import ServerDirectory

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from bot.i18n import Language, Text
@@ -46,8 +45,3 @@ class Look:
     doing: Text | None = None
     # Lines about what the call is about, for the approval card (see Details).
     details: Details | None = None
-
-
-def moment(instant: datetime, style: str = "F") -> str:
-    """A Discord timestamp: each member reads it in their own zone and language."""
-    return f"<t:{int(instant.timestamp())}:{style}>"

@@ -13,9 +13,9 @@ import discord
 
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.tools import Tool
-from bot.agent.tools.presentation import Label, Look, moment
+from bot.agent.tools.presentation import Label, Look
 from bot.discord_ui.cards import wording
-from bot.i18n import Language, Text
+from bot.i18n import Language, Text, moment
 from bot.text.clip import clip
 
 ARGUMENT_VALUE_LIMIT = 300
@@ -154,7 +154,7 @@ class ToolCard:
         if self.state == CardState.NEEDS_APPROVAL and self.requester_id:
             line = wording.WAITING_FOR(say, who=f"<@{self.requester_id}>")
             if self.expires_at:
-                line += wording.EXPIRES(say, when=discord.utils.format_dt(self.expires_at, "R"))
+                line += wording.EXPIRES(say, when=moment(self.expires_at, "R"))
             embed.add_field(name=wording.APPROVAL(say), value=line, inline=False)
             if self.because:
                 embed.add_field(

@@ -259,18 +259,19 @@ class ToolCalls:
             return None
 
     async def validate_edit(
-        self, row: ApprovalRequest, arguments: dict[str, Any]
+        self, row: ApprovalRequest, request: RunRequest, arguments: dict[str, Any]
     ) -> tuple[dict[str, Any] | None, str | None]:
         """A member's edit of a pending call, checked as the model's call was (schema, then
-        the tool's own checks): the arguments, or what is wrong with them."""
+        the tool's own checks with the row's run request): the arguments, or what is wrong
+        with them."""
         tool_item = self.registry.get(row.tool_name)
         if tool_item is None or tool_item.provider != row.provider:
             return None, "This tool is no longer available."
         parsed, problem = parse_arguments(tool_item, json.dumps(arguments, ensure_ascii=False))
         if parsed is None or problem is not None:
             return None, problem
-        if tool_item.check is not None and row.run_request:
-            ctx = self._make_context(RunRequest.from_json(row.run_request))
+        if tool_item.check is not None:
+            ctx = self._make_context(request)
             problem = await tool_item.check(parsed, ctx)
         return (None, problem) if problem is not None else (parsed, None)
 

@@ -24,8 +24,8 @@ from sqlalchemy import select
 from bot.notes import MAX_NOTES_PER_SERVER, NoteAuthor, Notebook
 from bot.runtime.clock import ManualClock
 from bot.storage.engine import create_database
-from bot.storage.models import metadata
 from bot.storage.notes import Note
+from bot.storage.tables import metadata
 
 WORDS = [
     "旅行",

@@ -43,7 +43,7 @@ from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage.engine import Database, create_database
-from bot.storage.models import metadata
+from bot.storage.tables import metadata
 
 TARGET_QUERY_P50_MS = 5.0
 MENTIONS = 100_000

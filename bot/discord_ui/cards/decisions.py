@@ -18,12 +18,12 @@ from bot.agent.recovery import BROKE_OFF_DETAIL, RESTART_DETAIL, Outcome
 from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.live import TypingIndicator
-from bot.discord_ui.buttons import EditModal, RejectReasonModal
 from bot.discord_ui.cards import wording
 from bot.discord_ui.cards.editing import form_fields, read_form
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
+from bot.discord_ui.persistent_buttons import EditModal, RejectReasonModal
 from bot.i18n import Language, Text, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest

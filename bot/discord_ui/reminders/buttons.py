@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from bot.discord_ui.buttons import IdActionButton, button_targets
 from bot.discord_ui.failures import failures_told
+from bot.discord_ui.persistent_buttons import IdActionButton, button_targets
 from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
-from bot.reminders.buttons import ButtonReply, ReminderButtons, when_said
+from bot.reminders.button_actions import ButtonReply, ReminderButtons, when_said
 from bot.reminders.consent import ACCEPT, BLOCK, DECLINE, ConsentButtons
 from bot.schedule.times import localize
 

@@ -7,7 +7,8 @@ from typing import Any, Protocol
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
 from bot.agent.tools.presentation import Label, Look
 from bot.i18n import Language, Text
-from bot.notes.display import NoteAuthor, NoteError
+from bot.members.permissions import Person
+from bot.notes.display import NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
 
 NO_SERVER = (
@@ -32,8 +33,8 @@ def _guild(ctx: ToolContext[NotesDeps]) -> int:
     return ctx.guild_id
 
 
-def _author(ctx: ToolContext[NotesDeps]) -> NoteAuthor:
-    return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
+def _author(ctx: ToolContext[NotesDeps]) -> Person:
+    return Person(ctx.user_id, ctx.user_name, ctx.is_admin)
 
 
 def _saved(output: Any, language: Language) -> str | None:

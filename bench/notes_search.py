@@ -21,11 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy import select
 
-from bot.notes import MAX_NOTES_PER_SERVER, NoteAuthor, Notebook
+from bot.members.permissions import Person
+from bot.notes import MAX_NOTES_PER_SERVER, Notebook
 from bot.runtime.clock import ManualClock
 from bot.storage.engine import create_database
-from bot.storage.models import metadata
 from bot.storage.notes import Note
+from bot.storage.tables import metadata
 
 WORDS = [
     "旅行",
@@ -85,7 +86,7 @@ async def run(notes: int, searches_count: int) -> None:
             await connection.run_sync(metadata.create_all)
         notebook_clock = ManualClock(datetime(2026, 12, 1, tzinfo=UTC))
         notebook = Notebook(database.sessions, notebook_clock)
-        author = NoteAuthor(1, "hana")
+        author = Person(1, "hana")
         writes: list[float] = []
         for _ in range(notes):
             title, body = _note(rng)

@@ -35,15 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kb_search import KANJI, KATAKANA, percentile, write_corpus
 
 from bot.knowledge.index import KnowledgeIndex
-from bot.members.permissions import Actor, Permissions
-from bot.notes import NoteAuthor, Notebook
+from bot.members.permissions import Actor, Permissions, Person
+from bot.notes import Notebook
 from bot.runtime.clock import ManualClock
 from bot.servers import SERVERS_FOLDER, ServerScope
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage.engine import Database, create_database
-from bot.storage.models import metadata
+from bot.storage.tables import metadata
 
 TARGET_QUERY_P50_MS = 5.0
 MENTIONS = 100_000
@@ -160,7 +160,7 @@ async def measure_knowledge(world: World) -> list[str]:
 async def measure_notes(world: World) -> list[str]:
     """A few notes in every server's notebook, then searches with the server filter."""
     notebook = Notebook(world.database.sessions, world.clock)
-    author = NoteAuthor(1, "hana")
+    author = Person(1, "hana")
     started = time.perf_counter()
     for guild in world.guilds:
         for _ in range(NOTES_PER_SERVER):

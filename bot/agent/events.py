@@ -9,7 +9,7 @@ from typing import Any, Literal
 from bot.agent.conversation.fences import Untrusted
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.llm.client import Usage
-from bot.agent.tools.presentation import Words
+from bot.i18n import Text
 
 DoneReason = Literal[
     "answered",
@@ -56,7 +56,7 @@ class ApprovalRequired:
     # several are: this card lists them and offers to approve or reject them all.
     batch: tuple[tuple[str, dict[str, Any]], ...] = ()
     # What the call is about, as the tool describes it for members (label, value).
-    details: tuple[tuple[Words, str], ...] = ()
+    details: tuple[tuple[Text, str], ...] = ()
     # The untrusted words the turn had read (a quote, a file, a web page...): why this card is
     # shown even when the member always allows the tool.
     because: tuple[Untrusted, ...] = ()

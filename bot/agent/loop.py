@@ -7,7 +7,6 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -123,14 +122,15 @@ class Agent:
         self,
         approval: ApprovalRequest | int,
         stop: asyncio.Event | None = None,
-        timezone: ZoneInfo | None = None,
+        request: RunRequest | None = None,
     ) -> AsyncIterator[ev.AgentEvent]:
         """Continue a conversation from stored history once its approval row was decided or
         expired: the only way a run goes on after a card (in any process).
 
         The decision is claimed in the database first, so of two resumes (a double click
-        racing the sweep, two processes) exactly one carries it on. timezone is used only for
-        rows stored before they kept their whole run request.
+        racing the sweep, two processes) exactly one carries it on. request is the row's run
+        request when the caller decoded it already (`RunRequest.of_approval`), so a resume
+        reads it once.
         """
         row = (
             approval
@@ -147,7 +147,8 @@ class Agent:
         waiting = await self.calls.unanswered(row.conversation_key)
         if row.tool_call_id not in {call.id for call in waiting}:
             return  # the conversation moved on and answered the call already
-        request = _request_of(row, timezone or self.settings.timezone)
+        if request is None:
+            request = RunRequest.of_approval(row, self.settings.timezone)
         state = RunState(
             request, stop or asyncio.Event(), model=await self.llm.current_model(request.guild_id)
         )
@@ -370,20 +371,3 @@ class Agent:
             )
 
         self.store.summarise_in_background(request.conversation_key, summarize)
-
-
-def _request_of(row: ApprovalRequest, timezone: ZoneInfo) -> RunRequest:
-    """The run request an approval row stored (rows from before it was stored: rebuilt from
-    its columns, as a member without admin rights)."""
-    if row.run_request:
-        return RunRequest.from_json(row.run_request)
-    return RunRequest(
-        user_id=row.requester_id,
-        user_name=row.requester_name,
-        channel_id=row.channel_id,
-        guild_id=row.guild_id,
-        conversation_key=row.conversation_key,
-        handler=row.handler,
-        timezone=timezone,
-        origin_message_id=row.origin_message_id,
-    )

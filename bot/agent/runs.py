@@ -167,6 +167,23 @@ class RunRequest:
         values["role_ids"] = tuple(values.get("role_ids") or ())
         return cls(**values)
 
+    @classmethod
+    def of_approval(cls, row: ApprovalRequest, timezone: ZoneInfo) -> RunRequest:
+        """The run request an approval row kept; a row from before it kept one is rebuilt from
+        its columns (a member without admin rights, in Japanese, in timezone)."""
+        if row.run_request:
+            return cls.from_json(row.run_request)
+        return cls(
+            user_id=row.requester_id,
+            user_name=row.requester_name,
+            channel_id=row.channel_id,
+            guild_id=row.guild_id,
+            conversation_key=row.conversation_key,
+            handler=row.handler,
+            timezone=timezone,
+            origin_message_id=row.origin_message_id,
+        )
+
     def narrowed(self, handler: Handler) -> Handler:
         """handler with only the tools this run may use."""
         if self.only_tools is None:

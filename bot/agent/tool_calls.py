@@ -27,7 +27,7 @@ from bot.agent.tools import (
     execute,
     parse_arguments,
 )
-from bot.agent.tools.presentation import Words
+from bot.i18n import Text
 from bot.runtime.clock import Clock
 from bot.storage.agent import ApprovalRequest
 
@@ -259,18 +259,19 @@ class ToolCalls:
             return None
 
     async def validate_edit(
-        self, row: ApprovalRequest, arguments: dict[str, Any]
+        self, row: ApprovalRequest, request: RunRequest, arguments: dict[str, Any]
     ) -> tuple[dict[str, Any] | None, str | None]:
         """A member's edit of a pending call, checked as the model's call was (schema, then
-        the tool's own checks): the arguments, or what is wrong with them."""
+        the tool's own checks with the row's run request): the arguments, or what is wrong
+        with them."""
         tool_item = self.registry.get(row.tool_name)
         if tool_item is None or tool_item.provider != row.provider:
             return None, "This tool is no longer available."
         parsed, problem = parse_arguments(tool_item, json.dumps(arguments, ensure_ascii=False))
         if parsed is None or problem is not None:
             return None, problem
-        if tool_item.check is not None and row.run_request:
-            ctx = self._make_context(RunRequest.from_json(row.run_request))
+        if tool_item.check is not None:
+            ctx = self._make_context(request)
             problem = await tool_item.check(parsed, ctx)
         return (None, problem) if problem is not None else (parsed, None)
 
@@ -367,7 +368,7 @@ class ToolCalls:
 
     async def _details(
         self, state: RunState, tool_item: Tool, row: ApprovalRequest
-    ) -> tuple[tuple[Words, str], ...]:
+    ) -> tuple[tuple[Text, str], ...]:
         """What the tool says the call is about, for its card (nothing if it cannot say)."""
         if tool_item.look is None or tool_item.look.details is None:
             return ()

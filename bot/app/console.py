@@ -99,7 +99,7 @@ class Console:
             if decided is None:
                 return
             # The decision is stored; the conversation goes on from the history, as on Discord.
-            events = self.agent.resume(decided, timezone=request.timezone)
+            events = self.agent.resume(decided)
 
     async def _render(self, event: ev.AgentEvent) -> int | None:
         """Print one event; return the approval id when the person just decided one."""

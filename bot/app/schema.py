@@ -2,7 +2,7 @@
 (Alembic and the tests read it from here)."""
 
 from bot.channels import table as channels
-from bot.storage.models import metadata
+from bot.storage.tables import metadata
 from bot.tasks import table as tasks
 
 __all__ = ["channels", "metadata", "tasks"]

@@ -9,7 +9,7 @@ from bot.channels import ChannelVoices
 from bot.chat import Tips, WordPool
 from bot.knowledge import KnowledgeEditor, KnowledgeIndex
 from bot.notes import Notebook
-from bot.reminders.buttons import ReminderButtons
+from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.consent import ConsentButtons, ReminderConsent
 from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.recipients import Recipients

@@ -7,9 +7,10 @@ from typing import Annotated, Any, Protocol
 from pydantic import Field
 
 from bot.agent.tools import Tool, ToolContext, tool
-from bot.agent.tools.presentation import Look, Words
+from bot.agent.tools.presentation import Look
 from bot.chat.tips import Tips
 from bot.chat.word_pool import Topic, WordPool
+from bot.i18n import Text
 from bot.servers.directory import ServerDirectory
 
 
@@ -40,8 +41,8 @@ def _as_output(topics: list[Topic]) -> dict[str, Any]:
 
 
 TOPICS_LOOK = Look(
-    title=Words("最近の話題", "Recent topics"),
-    doing=Words("最近の話題を確認", "Looking at recent topics"),
+    title=Text("最近の話題", "Recent topics"),
+    doing=Text("最近の話題を確認", "Looking at recent topics"),
 )
 
 

@@ -19,12 +19,12 @@ from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTask
 from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.application import invite_url
-from bot.discord_ui.buttons import ApprovalButton, StopButton
 from bot.discord_ui.cards.decisions import ApprovalDesk
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
+from bot.discord_ui.persistent_buttons import ApprovalButton, StopButton
 from bot.discord_ui.reminders.buttons import ConsentButton, ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bot.settings.tools import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS
+from bot.settings.outside_tools import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_RESULT_CHARS
 
 __all__ = ["DEFAULT_MAX_ANSWER_BYTES", "DEFAULT_MAX_RESULT_CHARS", "clip_output", "too_large"]
 

@@ -26,6 +26,7 @@ from bot.extools.registration import (
     parse_registration,
     shown_url,
 )
+from bot.runtime.web_server import WebServer
 from bot.storage.external_tools import ExternalToolRow
 from bot.storage.outage import is_unreachable
 
@@ -49,7 +50,7 @@ def _refusal(status: int, field: str | None, sentence: str) -> web.Response:
     return web.json_response({"ok": False, "field": field, "error": sentence}, status=status)
 
 
-class ToolsAPI:
+class ToolsAPI(WebServer):
     """An aiohttp server in the bot process; off unless TOOLS_API_PORT is set."""
 
     def __init__(
@@ -60,12 +61,10 @@ class ToolsAPI:
         port: int,
         credentials: Credentials | None = None,
     ) -> None:
+        super().__init__(host, port)
         self.tools = tools
         self._token = token.encode()
         self._credentials = credentials
-        self.host = host
-        self.port = port
-        self._runner: web.AppRunner | None = None
 
     def app(self) -> web.Application:
         """The web application (also used directly by tests)."""
@@ -78,12 +77,9 @@ class ToolsAPI:
 
     async def start(self) -> bool:
         """Listen on host:port; False (logged with a sentence) when the port is taken."""
-        runner = web.AppRunner(self.app(), access_log=None)
-        await runner.setup()
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
+            await self.listen()
         except OSError as exc:
-            await runner.cleanup()
             log.error(
                 "The tools API could not listen on %s:%s (%s): another process holds the port; "
                 "set a free TOOLS_API_PORT. The bot runs on, and tools already registered "
@@ -93,15 +89,8 @@ class ToolsAPI:
                 exc.strerror or exc,
             )
             return False
-        self._runner = runner
         log.info("Tools API listening on http://%s:%s/api/tools", self.host, self.port)
         return True
-
-    async def stop(self) -> None:
-        """Stop listening."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
 
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.agent.tools.presentation import Label, Look, Words
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Text
 
 MAX_TITLE_CHARS = 60
 # Discord's own limit for a field name is 256; a label reads best short.
@@ -40,5 +41,5 @@ def look_of(parameters: dict[str, Any], named: str | None = None) -> Look | None
         for key, schema in properties.items():
             own = _clean(schema.get("title"), MAX_LABEL_CHARS) if isinstance(schema, dict) else None
             name = own or str(key)[:MAX_LABEL_CHARS]
-            labels[str(key)] = Label(Words(name, name))
-    return Look(title=Words(title, title), labels=labels)
+            labels[str(key)] = Label(Text(name, name))
+    return Look(title=Text(title, title), labels=labels)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import string
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal, get_args
 
 Language = Literal["ja", "en"]
@@ -40,8 +41,27 @@ class Text:
         return _field_names(self.ja), _field_names(self.en)
 
 
+class Refusal(Exception):
+    """Something refused, as a sentence a member reads in their language; str() is the
+    English form, for logs."""
+
+    def __init__(self, text: Text, **fields: Any) -> None:
+        super().__init__(text("en", **fields) if fields else text.en)
+        self.text = text
+        self.fields = fields
+
+    def said(self, language: Language) -> str:
+        """The sentence in language (a sentence without fields is read as written)."""
+        return self.text(language, **self.fields) if self.fields else self.text.form(language)
+
+
 def _field_names(form: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(form) if name}
+
+
+def moment(instant: datetime, style: str = "F") -> str:
+    """A Discord timestamp (`<t:…:F>`): each member reads it in their own zone and language."""
+    return f"<t:{int(instant.timestamp())}:{style}>"
 
 
 def language_of_text(text: str, fallback: Language = "ja") -> Language:

@@ -1,7 +1,7 @@
 """The markdown knowledge base: BM25 index with hot reload, its outline and reading tools, admin
 editing, web search archive."""
 
-from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor
+from bot.knowledge.changes import ChangeAction, ChangeEntry
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor, KnowledgeFile
 from bot.knowledge.feature import context_for, knowledge_instructions
 from bot.knowledge.index import KnowledgeIndex
@@ -21,7 +21,6 @@ __all__ = [
     "KNOWLEDGE_TOOLS",
     "ChangeAction",
     "ChangeEntry",
-    "Editor",
     "KnowledgeDeps",
     "KnowledgeEditError",
     "KnowledgeEditor",

@@ -9,6 +9,7 @@ from enum import StrEnum
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.members.permissions import Person
 from bot.servers import ServerScope
 from bot.storage.knowledge import KnowledgeChange
 
@@ -22,16 +23,6 @@ class ChangeAction(StrEnum):
     REPLACE = "replace"
     DELETE = "delete"
     WEB_SEARCH = "web_search"
-
-
-@dataclass(frozen=True, slots=True)
-class Editor:
-    """The person making a change (a Discord user, or the requester of a web search)."""
-
-    user_id: int
-    user_name: str
-    # One of the bot's owners (application owner or team, OWNER_IDS): may edit shared files.
-    bot_owner: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +47,7 @@ async def record_change(
     guild_id: int | None,
     path: str,
     action: ChangeAction,
-    editor: Editor,
+    editor: Person,
     size_before: int | None,
     size_after: int | None,
     now: datetime,

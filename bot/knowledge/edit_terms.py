@@ -6,21 +6,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from bot.i18n import Language, Text
+from bot.i18n import Refusal, Text
 
 
-class KnowledgeEditError(Exception):
+class KnowledgeEditError(Refusal):
     """An edit the knowledge base refuses: a sentence in both languages telling the admin what
     to do instead."""
-
-    def __init__(self, text: Text) -> None:
-        # str() is the English form, for logs; members read `said(language)`.
-        super().__init__(text.en)
-        self.text = text
-
-    def said(self, language: Language) -> str:
-        """The sentence in language."""
-        return self.text.form(language)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.i18n import Text
-from bot.knowledge.changes import ChangeAction, ChangeEntry, Editor, list_changes, record_change
+from bot.knowledge.changes import ChangeAction, ChangeEntry, list_changes, record_change
 from bot.knowledge.edit_terms import (
     FileContent,
     KnowledgeEditError,
@@ -39,6 +39,7 @@ from bot.knowledge.files import (
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.places import Place, place_of
 from bot.knowledge.ranking import RefreshReport
+from bot.members.permissions import Person
 from bot.runtime.clock import Clock
 from bot.servers import SERVERS_FOLDER, ServerScope
 from bot.settings import Settings
@@ -229,7 +230,7 @@ class KnowledgeEditor:
         self,
         path: str,
         text: str,
-        editor: Editor,
+        editor: Person,
         *,
         scope: ServerScope = DM,
         shared: bool = False,
@@ -251,7 +252,7 @@ class KnowledgeEditor:
         self,
         path: str,
         text: str,
-        editor: Editor,
+        editor: Person,
         *,
         scope: ServerScope = DM,
         expected_hash: str | None = None,
@@ -290,7 +291,7 @@ class KnowledgeEditor:
     async def delete(
         self,
         path: str,
-        editor: Editor,
+        editor: Person,
         *,
         scope: ServerScope = DM,
         expected_hash: str | None = None,
@@ -346,7 +347,7 @@ class KnowledgeEditor:
         return await self._index.refresh()
 
     @staticmethod
-    def _check_may_write(place: Place, editor: Editor) -> None:
+    def _check_may_write(place: Place, editor: Person) -> None:
         """A shared file is changed from Discord only by one of the bot's owners."""
         if place.owner is None and not editor.bot_owner:
             raise KnowledgeEditError(shared_file_text(place.path))
@@ -376,7 +377,7 @@ class KnowledgeEditor:
         data: bytes,
         size_before: int | None,
         action: ChangeAction,
-        editor: Editor,
+        editor: Person,
     ) -> ChangeEntry:
         relative = place.path
         if await asyncio.to_thread(target.is_symlink):

@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from bot.i18n import Language, Text
+from bot.i18n import Refusal, Text
 
 log = logging.getLogger(__name__)
 
@@ -21,17 +21,8 @@ MAX_PATH_CHARS = 200
 _FORBIDDEN = re.compile(r'[\x00-\x1f\x7f<>:"|?*\\]')
 
 
-class UnsafePath(ValueError):
+class UnsafePath(Refusal, ValueError):
     """A path the knowledge base refuses: a sentence for the admin in both languages."""
-
-    def __init__(self, text: Text) -> None:
-        # str() is the English form, for logs; members read `said(language)`.
-        super().__init__(text.en)
-        self.text = text
-
-    def said(self, language: Language) -> str:
-        """The sentence in language."""
-        return self.text.form(language)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 from bot.agent.conversation.fences import Untrusted
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import Label, Look, Words
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Text
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import section_names
 from bot.knowledge.ranking import KnowledgeHit
@@ -61,9 +62,9 @@ async def knowledge_index(ctx: ToolContext[KnowledgeDeps]) -> KnowledgeIndex:
 
 
 SEARCH_LOOK = Look(
-    title=Words("ナレッジを検索", "Search the knowledge base"),
-    labels={"query": Label(Words("検索語", "Search words"))},
-    doing=Words("ナレッジを検索", "Searching the knowledge base"),
+    title=Text("ナレッジを検索", "Search the knowledge base"),
+    labels={"query": Label(Text("検索語", "Search words"))},
+    doing=Text("ナレッジを検索", "Searching the knowledge base"),
 )
 
 
@@ -178,9 +179,9 @@ def merge_rankings(rankings: list[list[KnowledgeHit]], limit: int) -> list[Knowl
 
 
 READ_LOOK = Look(
-    title=Words("ナレッジを読む", "Read the knowledge base"),
-    labels={"page": Label(Words("ページ", "Page")), "section": Label(Words("節", "Section"))},
-    doing=Words("ナレッジを読む", "Reading the knowledge base"),
+    title=Text("ナレッジを読む", "Read the knowledge base"),
+    labels={"page": Label(Text("ページ", "Page")), "section": Label(Text("節", "Section"))},
+    doing=Text("ナレッジを読む", "Reading the knowledge base"),
 )
 
 

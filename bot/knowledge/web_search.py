@@ -11,13 +11,14 @@ from typing import Any
 import httpx
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import Label, Look, Words
-from bot.i18n import Language
-from bot.knowledge.changes import ChangeAction, Editor, record_change
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text
+from bot.knowledge.changes import ChangeAction, record_change
 from bot.knowledge.files import atomic_write, signature_of
 from bot.knowledge.places import Place
 from bot.knowledge.tools import KnowledgeDeps, knowledge_index
 from bot.knowledge.web_archive import WebResult, archive_path, render_archive
+from bot.members.permissions import Person
 from bot.settings import Settings
 from bot.text.clip import clip
 
@@ -136,7 +137,7 @@ async def _save(
         guild_id=place.owner,
         path=place.path,
         action=ChangeAction.WEB_SEARCH,
-        editor=Editor(ctx.user_id, ctx.user_name),
+        editor=Person(ctx.user_id, ctx.user_name),
         size_before=previous.size if previous else None,
         size_after=len(data),
         now=ctx.now(),
@@ -158,8 +159,8 @@ def _found(output: Any, language: Language) -> str | None:
 
 
 WEB_LOOK = Look(
-    title=Words("ウェブを検索", "Search the web"),
-    labels={"query": Label(Words("検索語", "Search words"))},
+    title=Text("ウェブを検索", "Search the web"),
+    labels={"query": Label(Text("検索語", "Search words"))},
     summary=_found,
 )
 

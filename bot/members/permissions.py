@@ -30,6 +30,19 @@ class Actor:
     application_owner: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone making a change a feature records (a note, a knowledge file), with what the
+    rules above granted them; the one "who is acting" the features take."""
+
+    user_id: int
+    user_name: str
+    # An admin or moderator: may edit and delete other members' notes.
+    is_admin: bool = False
+    # One of the bot's owners (application owner or team, OWNER_IDS): may edit shared files.
+    bot_owner: bool = False
+
+
 def may_decide(user_id: int, requester_id: int, *, is_approver: bool) -> bool:
     """The one rule of who decides a member's call or stops their run: the member who asked,
     or an approver."""

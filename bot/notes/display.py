@@ -15,15 +15,6 @@ class NoteError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class NoteAuthor:
-    """Who writes, edits or deletes a note."""
-
-    user_id: int
-    name: str
-    is_admin: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class NoteView:
     """A note as people and the model see it."""
 

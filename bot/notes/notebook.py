@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.notes.display import NoteAuthor, NoteError, NoteHit, NotePage, NoteView
+from bot.members.permissions import Person
+from bot.notes.display import NoteError, NoteHit, NotePage, NoteView
 from bot.notes.search import note_terms, rank_notes
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
@@ -132,7 +133,7 @@ class Notebook:
         self,
         guild_id: int,
         channel_id: int,
-        author: NoteAuthor,
+        author: Person,
         text: str,
         title: str | None = None,
     ) -> NoteView:
@@ -156,7 +157,7 @@ class Notebook:
                 body=body,
                 terms=terms,
                 author_id=author.user_id,
-                author_name=author.name[:100],
+                author_name=author.user_name[:100],
                 created_at=now,
                 updated_at=now,
                 updated_by_name=None,
@@ -169,7 +170,7 @@ class Notebook:
         self,
         guild_id: int,
         note_id: int,
-        editor: NoteAuthor,
+        editor: Person,
         text: str,
         title: str | None = None,
     ) -> NoteView:
@@ -183,7 +184,7 @@ class Notebook:
             row = await self._row(session, guild_id, note_id)
             row.title, row.body, row.terms = name, body, terms
             row.updated_at = self._clock.now()
-            row.updated_by_name = editor.name[:100]
+            row.updated_by_name = editor.user_name[:100]
             await session.flush()
             return NoteView.of(row)
 
@@ -257,7 +258,7 @@ class Notebook:
             for hit in await self.search(guild_id, query, limit)
         ]
 
-    async def delete(self, guild_id: int, note_id: int, by: NoteAuthor) -> NoteView:
+    async def delete(self, guild_id: int, note_id: int, by: Person) -> NoteView:
         """Delete a note; only its author or an admin may."""
         async with self._writing(guild_id) as session:
             row = await self._row(session, guild_id, note_id)
@@ -276,7 +277,7 @@ class Notebook:
         return row
 
 
-def _check_owner(row: Note, who: NoteAuthor, action: str) -> None:
+def _check_owner(row: Note, who: Person, action: str) -> None:
     if row.author_id != who.user_id and not who.is_admin:
         raise NoteError(
             f"Note #{row.id} was written by {row.author_name}; only they or an admin may "

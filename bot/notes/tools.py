@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import Label, Look, Words
-from bot.i18n import Language
-from bot.notes.display import NoteAuthor, NoteError
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text
+from bot.members.permissions import Person
+from bot.notes.display import NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE, Notebook
 
 NO_SERVER = (
@@ -32,8 +33,8 @@ def _guild(ctx: ToolContext[NotesDeps]) -> int:
     return ctx.guild_id
 
 
-def _author(ctx: ToolContext[NotesDeps]) -> NoteAuthor:
-    return NoteAuthor(ctx.user_id, ctx.user_name, ctx.is_admin)
+def _author(ctx: ToolContext[NotesDeps]) -> Person:
+    return Person(ctx.user_id, ctx.user_name, ctx.is_admin)
 
 
 def _saved(output: Any, language: Language) -> str | None:
@@ -44,17 +45,17 @@ def _saved(output: Any, language: Language) -> str | None:
 
 
 WRITE_LOOK = Look(
-    title=Words("メモを書く", "Write a note"),
-    labels={"title": Label(Words("タイトル", "Title")), "text": Label(Words("内容", "Text"))},
+    title=Text("メモを書く", "Write a note"),
+    labels={"title": Label(Text("タイトル", "Title")), "text": Label(Text("内容", "Text"))},
     summary=_saved,
 )
 READ_LOOK = Look(
-    title=Words("メモを読む", "Read a note"), doing=Words("メモを読む", "Reading a note")
+    title=Text("メモを読む", "Read a note"), doing=Text("メモを読む", "Reading a note")
 )
 LIST_LOOK = Look(
-    title=Words("メモの一覧", "Notes"),
-    labels={"search": Label(Words("検索語", "Search words"))},
-    doing=Words("メモを確認", "Looking through the notes"),
+    title=Text("メモの一覧", "Notes"),
+    labels={"search": Label(Text("検索語", "Search words"))},
+    doing=Text("メモを確認", "Looking through the notes"),
 )
 
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.i18n import Language, replies
+from bot.i18n import Language, moment, replies
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import NotReminderOwner, ReminderClosed, ReminderNotFound
 from bot.reminders.row_changes import cancelled
@@ -187,7 +187,7 @@ class ConsentButtons:
         try:
             if action == ACCEPT:
                 view = await self._consent.accept(reminder_id, user_id)
-                when = f"<t:{int(view.due_at.timestamp())}:F>"
+                when = moment(view.due_at)
                 return ConsentReply(
                     True,
                     replies.CONSENT_ACCEPTED(language, when=when),

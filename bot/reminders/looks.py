@@ -9,8 +9,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from bot.agent.tools import ToolContext
-from bot.agent.tools.presentation import Label, Look, Words, moment
-from bot.i18n import Language
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text, moment
 from bot.reminders.errors import ReminderError
 from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService
@@ -73,7 +73,7 @@ def _listed(output: Any, language: Language) -> str | None:
 
 async def _which(
     arguments: dict[str, Any], ctx: ToolContext[ReminderDeps]
-) -> list[tuple[Words, str]]:
+) -> list[tuple[Text, str]]:
     """The member's own reminder an id names, as they would recognise it (nothing for an id
     that is not theirs: the check refuses such a call before any card)."""
     try:
@@ -83,43 +83,43 @@ async def _which(
     view = await ctx.deps.reminders.get(reminder_id, ctx.timezone)
     if view is None or view.user_id != ctx.user_id:
         return []
-    return [(Words("対象のリマインド", "Reminder"), f"{view.content} — {moment(view.due_at)}")]
+    return [(Text("対象のリマインド", "Reminder"), f"{view.content} — {moment(view.due_at)}")]
 
 
-WHEN = Label(Words("いつ", "When"), kind="time")
-WHAT = Label(Words("内容", "What"))
+WHEN = Label(Text("いつ", "When"), kind="time")
+WHAT = Label(Text("内容", "What"))
 
 CREATE_LOOK = Look(
-    title=Words("リマインドを登録", "Set a reminder"),
+    title=Text("リマインドを登録", "Set a reminder"),
     labels={
         "when": WHEN,
         "what": WHAT,
-        "repeat": Label(Words("繰り返し", "Repeats"), render=_repeat_words),
-        "for_member": Label(Words("相手（受け取ってから届きます）", "For (once they accept)")),
-        "to_channel": Label(Words("投稿するチャンネル", "Posted in")),
+        "repeat": Label(Text("繰り返し", "Repeats"), render=_repeat_words),
+        "for_member": Label(Text("相手（受け取ってから届きます）", "For (once they accept)")),
+        "to_channel": Label(Text("投稿するチャンネル", "Posted in")),
     },
     summary=_said(
         "{when} に「{what}」をリマインドします。", "I'll remind you of “{what}” at {when}."
     ),
 )
 LIST_LOOK = Look(
-    title=Words("リマインドの一覧", "Your reminders"),
+    title=Text("リマインドの一覧", "Your reminders"),
     summary=_listed,
-    doing=Words("リマインドの一覧を確認", "Checking your reminders"),
+    doing=Text("リマインドの一覧を確認", "Checking your reminders"),
 )
 CANCEL_LOOK = Look(
     details=_which,
-    title=Words("リマインドを取り消す", "Cancel a reminder"),
+    title=Text("リマインドを取り消す", "Cancel a reminder"),
     summary=_said(
         "{when} の「{what}」のリマインドを取り消しました。", "Cancelled “{what}” ({when})."
     ),
 )
 EDIT_LOOK = Look(
     details=_which,
-    title=Words("リマインドを変更", "Change a reminder"),
+    title=Text("リマインドを変更", "Change a reminder"),
     labels={
-        "when": Label(Words("新しい日時", "New time"), kind="time"),
-        "what": Label(Words("新しい内容", "New text")),
+        "when": Label(Text("新しい日時", "New time"), kind="time"),
+        "what": Label(Text("新しい内容", "New text")),
     },
     summary=_said(
         "リマインドを {when}「{what}」に変更しました。", "Changed to “{what}” at {when}."
@@ -127,8 +127,8 @@ EDIT_LOOK = Look(
 )
 SNOOZE_LOOK = Look(
     details=_which,
-    title=Words("リマインドをあとで", "Snooze a reminder"),
-    labels={"until": Label(Words("次に知らせる日時", "Remind again at"), kind="time")},
+    title=Text("リマインドをあとで", "Snooze a reminder"),
+    labels={"until": Label(Text("次に知らせる日時", "Remind again at"), kind="time")},
     summary=_said(
         "「{what}」を {when} にもう一度リマインドします。",
         "I'll remind you of “{what}” again at {when}.",

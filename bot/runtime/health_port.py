@@ -12,6 +12,7 @@ from aiohttp import web
 
 from bot.runtime.health import HealthChecks
 from bot.runtime.metrics import CONTENT_TYPE, Metrics
+from bot.runtime.web_server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ class PortTaken(OSError):
     """Another process listens on the health port."""
 
 
-class HealthServer:
+class HealthServer(WebServer):
     """An aiohttp server in the bot process; off unless HEALTH_PORT is set."""
 
     def __init__(
@@ -35,12 +36,10 @@ class HealthServer:
         port: int,
         refreshers: Sequence[Refresh] = (),
     ) -> None:
+        super().__init__(host, port)
         self.checks = checks
         self.metrics = metrics
-        self.host = host
-        self.port = port
         self._refreshers = list(refreshers)
-        self._runner: web.AppRunner | None = None
 
     def app(self) -> web.Application:
         """The web application (also used directly by tests)."""
@@ -51,25 +50,15 @@ class HealthServer:
 
     async def start(self) -> None:
         """Listen on host:port; PortTaken with a sentence when the port is in use."""
-        runner = web.AppRunner(self.app(), access_log=None)
-        await runner.setup()
         try:
-            await web.TCPSite(runner, self.host, self.port).start()
+            await self.listen()
         except OSError as exc:
-            await runner.cleanup()
             raise PortTaken(
                 exc.errno,
                 f"HEALTH_PORT {self.port} on {self.host} is taken by another process "
                 f"({exc.strerror or exc}): choose a free port or stop that process",
             ) from exc
-        self._runner = runner
         log.info("Health and metrics on http://%s:%s/healthz and /metrics", self.host, self.port)
-
-    async def stop(self) -> None:
-        """Stop listening."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
 
     async def _healthz(self, request: web.Request) -> web.Response:
         report = self.checks.report()

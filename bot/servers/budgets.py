@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.i18n import moment
 from bot.runtime.clock import Clock
 from bot.servers.costs import money, price_of
 from bot.servers.directory import ServerDirectory
@@ -38,7 +39,7 @@ class Spent:
 
     def sentence(self, language: str) -> str:
         """What the member reads, in their language."""
-        stamp = f"<t:{int(self.resets_at.timestamp())}:t>"
+        stamp = moment(self.resets_at, "t")
         if self.kind == MONEY:
             limit = money(self.limit)
             ja = (

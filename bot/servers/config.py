@@ -13,7 +13,7 @@ from datetime import datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.i18n import Language, Text, replies
+from bot.i18n import Language, Refusal, replies
 from bot.settings import Settings
 from bot.settings.environment import THREAD_MODES
 
@@ -85,17 +85,8 @@ class ServerConfig:
         return not any(name == off or name.startswith(f"{off}.") for off in self.disabled_tools)
 
 
-class BadValue(ValueError):
+class BadValue(Refusal, ValueError):
     """A value a setting cannot take: a sentence for the admin, said in their language."""
-
-    def __init__(self, text: Text, **fields: Any) -> None:
-        super().__init__(text("en", **fields))
-        self.text = text
-        self.fields = fields
-
-    def said(self, language: Language) -> str:
-        """Why the value was refused, in language."""
-        return self.text(language, **self.fields)
 
 
 def _ids(text: str) -> frozenset[int]:

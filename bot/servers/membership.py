@@ -24,7 +24,7 @@ from bot.storage.agent import ApprovalRequest, LLMCall, ToolGrant
 from bot.storage.chat import TipRecord, WordPoolEntry
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
-from bot.storage.models_choice import GuildModel
+from bot.storage.model_choice import GuildModel
 from bot.storage.notes import Note
 from bot.storage.reminders import Reminder, ReminderBlock
 from bot.storage.servers import ScheduledPostRow, ServerRow, ServerSettingsRow

@@ -26,8 +26,8 @@ from pydantic import (
 from bot.i18n import Language, parse_language
 from bot.runtime.redaction import mask_url_password
 from bot.settings.errors import SettingsError, alias_of, sentence
+from bot.settings.outside_tools import ExternalToolSettings, blank_to_none, split_list
 from bot.settings.shards import ShardSettings
-from bot.settings.tools import ExternalToolSettings, blank_to_none, split_list
 
 __all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Self
 from pydantic import BaseModel, BeforeValidator, Field, model_validator
 
 from bot.runtime.shards import ShardPlan
-from bot.settings.tools import blank_to_none, split_list
+from bot.settings.outside_tools import blank_to_none, split_list
 
 # Discord asks for a shard per 1,000-2,500 guilds; far more than any community needs.
 MAX_SHARDS = 1024

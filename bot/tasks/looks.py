@@ -8,8 +8,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from bot.agent.tools import ToolContext
-from bot.agent.tools.presentation import Label, Look, Words, moment
-from bot.i18n import Language
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Language, Text, moment
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.words import summary, summary_en
 from bot.servers.directory import ServerDirectory
@@ -86,7 +86,7 @@ def _tools_words(value: Any, language: Language) -> str | None:
     return ", ".join(f"`{n}`" for n in names)
 
 
-async def _next_runs(arguments: dict[str, Any], ctx: ToolContext[Any]) -> list[tuple[Words, str]]:
+async def _next_runs(arguments: dict[str, Any], ctx: ToolContext[Any]) -> list[tuple[Text, str]]:
     """The next three run times, as Discord timestamps each member reads in their own zone."""
     try:
         plan = service_of(ctx).plan(
@@ -95,14 +95,14 @@ async def _next_runs(arguments: dict[str, Any], ctx: ToolContext[Any]) -> list[t
     except TaskError:
         return []
     times = " · ".join(moment(t, "f") for t in plan.upcoming(3))
-    return [(Words("次の実行", "Next runs"), times)]
+    return [(Text("次の実行", "Next runs"), times)]
 
 
-async def _which(arguments: dict[str, Any], ctx: ToolContext[Any]) -> list[tuple[Words, str]]:
+async def _which(arguments: dict[str, Any], ctx: ToolContext[Any]) -> list[tuple[Text, str]]:
     view = await _task_of(arguments, ctx)
     if view is None:
         return []
-    return [(Words("対象のタスク", "Task"), f"#{view.id} {view.prompt[:80]}")]
+    return [(Text("対象のタスク", "Task"), f"#{view.id} {view.prompt[:80]}")]
 
 
 async def _task_of(arguments: dict[str, Any], ctx: ToolContext[Any]) -> TaskView | None:
@@ -124,39 +124,39 @@ def _said(ja: str, en: str) -> Any:
 
 async def _changed_details(
     arguments: dict[str, Any], ctx: ToolContext[Any]
-) -> list[tuple[Words, str]]:
+) -> list[tuple[Text, str]]:
     return [*(await _which(arguments, ctx)), *(await _next_runs(arguments, ctx))]
 
 
-PROMPT = Label(Words("毎回すること", "What it does each time"))
+PROMPT = Label(Text("毎回すること", "What it does each time"))
 LABELS = {
     "prompt": PROMPT,
-    "first_run": Label(Words("最初の実行", "First run"), kind="time"),
-    "repeat": Label(Words("繰り返し", "Repeats"), render=_repeat_words),
-    "destination": Label(Words("投稿先", "Posts to"), render=_destination_words),
-    "tools": Label(Words("使うツール", "Tools it may use"), render=_tools_words),
+    "first_run": Label(Text("最初の実行", "First run"), kind="time"),
+    "repeat": Label(Text("繰り返し", "Repeats"), render=_repeat_words),
+    "destination": Label(Text("投稿先", "Posts to"), render=_destination_words),
+    "tools": Label(Text("使うツール", "Tools it may use"), render=_tools_words),
 }
 
 CREATE_LOOK = Look(
-    title=Words("タスクを登録", "Schedule a task"),
+    title=Text("タスクを登録", "Schedule a task"),
     labels=LABELS,
     details=_next_runs,
     summary=_said("タスク #{id} を登録しました。", "Task #{id} is scheduled."),
 )
 UPDATE_LOOK = Look(
-    title=Words("タスクを変更", "Change a task"),
+    title=Text("タスクを変更", "Change a task"),
     labels=LABELS,
     details=_changed_details,
     summary=_said("タスク #{id} を変更しました。", "Task #{id} is changed."),
 )
 DELETE_LOOK = Look(
-    title=Words("タスクを削除", "Delete a task"),
+    title=Text("タスクを削除", "Delete a task"),
     details=_which,
     summary=_said("タスク #{id} を削除しました。", "Task #{id} is deleted."),
 )
 LIST_LOOK = Look(
-    title=Words("タスクの一覧", "Scheduled tasks"),
-    doing=Words("タスクの一覧を確認", "Checking the scheduled tasks"),
+    title=Text("タスクの一覧", "Scheduled tasks"),
+    doing=Text("タスクの一覧を確認", "Checking the scheduled tasks"),
 )
 
 

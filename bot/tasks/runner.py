@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal, Protocol
 
-from bot.agent.tools.presentation import moment
-from bot.i18n import Text
+from bot.i18n import Text, moment
 from bot.runtime.clock import Clock
 from bot.schedule.times import ENGLISH_UNITS, JAPANESE_UNITS, duration_text
 from bot.tasks import words

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import moment
-from bot.i18n import Language
+from bot.i18n import Language, moment
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.times import local_iso
 from bot.schedule.words import summary, summary_en

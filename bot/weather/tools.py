@@ -6,7 +6,8 @@ from datetime import date
 from typing import Any, Protocol
 
 from bot.agent.tools import Tool, ToolContext, ToolError, tool
-from bot.agent.tools.presentation import Label, Look, Words
+from bot.agent.tools.presentation import Label, Look
+from bot.i18n import Text
 from bot.weather.errors import InvalidDayError, UnknownPlaceError, WeatherUnavailableError
 from bot.weather.forecast import Forecast, day_label_ja
 from bot.weather.service import WeatherService
@@ -73,9 +74,9 @@ class WeatherDeps(Protocol):
 
 
 FORECAST_LOOK = Look(
-    title=Words("天気予報", "Weather forecast"),
-    labels={"place": Label(Words("場所", "Place")), "day": Label(Words("日", "Day"))},
-    doing=Words("天気予報を確認", "Checking the forecast"),
+    title=Text("天気予報", "Weather forecast"),
+    labels={"place": Label(Text("場所", "Place")), "day": Label(Text("日", "Day"))},
+    doing=Text("天気予報を確認", "Checking the forecast"),
 )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.discord_ui.cards.embed import CardState
-from bot.notes import NoteAuthor
+from bot.members.permissions import Person
 from bot.runtime.clock import ManualClock
 from tests.conftest import START
 from tests.e2e.harness import (
@@ -113,7 +113,7 @@ async def test_the_answer_after_an_approved_call_loses_its_stop_button_when_it_e
 
 async def _taros_note(otomo: RunningBot) -> int:
     note = await otomo.app.core.deps.notebook.write(
-        GUILD_ID, GENERAL_CHANNEL_ID, NoteAuthor(TARO_ID, "taro"), "集合は8時", "集合"
+        GUILD_ID, GENERAL_CHANNEL_ID, Person(TARO_ID, "taro"), "集合は8時", "集合"
     )
     return note.id
 

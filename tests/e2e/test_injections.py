@@ -17,7 +17,7 @@ from aiohttp import web
 
 from bot.discord_ui.cards import wording
 from bot.discord_ui.cards.embed import CardState
-from bot.notes.display import NoteAuthor
+from bot.members.permissions import Person
 from tests.e2e.harness import RunningBot, approval_card, card_is, custom_ids, running_bot
 from tests.e2e.test_tool_attacks import bot_with_api
 from tests.fakes.discord_server import (
@@ -106,7 +106,7 @@ async def the_card_asks_and_says_why(otomo: RunningBot, channel_id: int) -> Json
     assert card is not None
     assert card_is(CardState.NEEDS_APPROVAL, card)
     fields = {f["name"]: f["value"] for f in card["embeds"][0]["fields"]}
-    assert wording.WHY_ASKED.say("ja") in fields
+    assert wording.WHY_ASKED("ja") in fields
     return card
 
 
@@ -207,7 +207,7 @@ async def test_another_speaker_in_the_bots_thread(
 async def test_a_members_note(tmp_path: Path, fake: FakeDiscord, llm: ScriptedLLM) -> None:
     async def attack(otomo: RunningBot) -> int:
         notebook = otomo.app.core.deps.notebook
-        taro = NoteAuthor(TARO_ID, HOSTILE_NAMES[1])
+        taro = Person(TARO_ID, HOSTILE_NAMES[1])
         # PostgreSQL stores no NUL character in text (a member cannot send one either).
         body = "旅行の集合場所は東京駅\n" + SHORT_ATTACK.replace("\x00", "")
         await notebook.write(GUILD_ID, GENERAL_CHANNEL_ID, taro, body, "旅行の集合")

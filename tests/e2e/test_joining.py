@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from bot.notes.display import NoteAuthor
+from bot.members.permissions import Person
 from bot.runtime.clock import ManualClock
 from bot.storage.notes import Note
 from bot.storage.servers import ServerRow
@@ -127,7 +127,7 @@ async def test_a_left_servers_data_is_kept_for_the_retention_then_deleted(
         files = {}
         for guild in (GUILD_ID, SECOND_GUILD_ID):
             await core.servers.change(guild, {"language": "en"}, 1)
-            await core.deps.notebook.write(guild, 1, NoteAuthor(1, "hana"), "覚えておくこと")
+            await core.deps.notebook.write(guild, 1, Person(1, "hana"), "覚えておくこと")
             files[guild] = tmp_path / "knowledge_base" / "servers" / str(guild) / "faq.md"
             files[guild].parent.mkdir(parents=True)
             files[guild].write_text("# FAQ\n", encoding="utf-8")

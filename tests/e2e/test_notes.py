@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.notes import NoteAuthor
+from bot.members.permissions import Person
 from tests.e2e.harness import RunningBot, approval_card, custom_ids, running_bot
 from tests.fakes.discord_server import (
     ADMIN_ID,
@@ -25,9 +25,7 @@ NOTE = {"text": "旅行の集合は東京駅の丸の内北口に8時", "title":
 
 async def _write(otomo: RunningBot, author: int, body: str, title: str) -> int:
     notebook = otomo.app.core.deps.notebook
-    note = await notebook.write(
-        GUILD_ID, GENERAL_CHANNEL_ID, NoteAuthor(author, "taro"), body, title
-    )
+    note = await notebook.write(GUILD_ID, GENERAL_CHANNEL_ID, Person(author, "taro"), body, title)
     return note.id
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.notes import NoteAuthor
+from bot.members.permissions import Person
 from bot.runtime.clock import ManualClock
 from bot.servers.posts import POSTS_JOB_ID
 from tests.e2e.harness import RunningBot, approval_card, custom_ids, running_bot
@@ -348,7 +348,7 @@ async def test_notes_of_one_server_never_reach_the_other(
         await otomo.app.core.deps.notebook.write(
             SECOND_GUILD_ID,
             SECOND_GENERAL_CHANNEL_ID,
-            NoteAuthor(SORA_ID, "sora"),
+            Person(SORA_ID, "sora"),
             "東京駅の丸の内北口に8時",
             "旅行の集合",
         )

@@ -27,7 +27,7 @@ def _fields(embed: discord.Embed) -> dict[str, str]:
 def test_the_schema_titles_become_the_card_title_and_labels() -> None:
     look = look_of(SCHEMA)
 
-    assert look is not None and look.title.say("en") == "サイコロを振る"
+    assert look is not None and look.title.form("en") == "サイコロを振る"
     card = ToolCard(
         name="roll",
         state=CardState.NEEDS_APPROVAL,
@@ -53,7 +53,7 @@ def test_a_label_with_a_mention_falls_back_to_the_arguments_name() -> None:
 
     look = look_of(schema)
 
-    assert look is not None and look.labels["sides"].words.say("ja") == "sides"
+    assert look is not None and look.labels["sides"].words.form("ja") == "sides"
 
 
 def test_a_schema_without_a_title_keeps_the_card_as_it_was() -> None:

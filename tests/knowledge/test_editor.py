@@ -10,14 +10,15 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge import files
-from bot.knowledge.changes import ChangeAction, Editor
+from bot.knowledge.changes import ChangeAction
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
+from bot.members.permissions import Person
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 
 # Without a server (the DM scope) the editor edits the shared base: the bot's owners' files.
-ADMIN = Editor(user_id=42, user_name="kanrisha", bot_owner=True)
+ADMIN = Person(user_id=42, user_name="kanrisha", bot_owner=True)
 
 
 def _hidden_files(folder: Path) -> list[str]:
@@ -163,7 +164,7 @@ async def test_delete_removes_the_file_and_its_sections(
 async def test_history_lists_who_changed_what_newest_first(
     editor: KnowledgeEditor, clock: ManualClock
 ) -> None:
-    someone = Editor(user_id=7, user_name="moderator", bot_owner=True)
+    someone = Person(user_id=7, user_name="moderator", bot_owner=True)
     await editor.create("new.md", "# 新規\n\n本文\n", ADMIN)
     clock.advance(timedelta(minutes=5))
     await editor.replace("new.md", "# 新規\n\n長くなった本文です\n", someone)

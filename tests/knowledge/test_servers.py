@@ -7,17 +7,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.knowledge.changes import Editor
 from bot.knowledge.editor import KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.places import Place, place_of
+from bot.members.permissions import Person
 from bot.runtime.clock import ManualClock
 from bot.servers import ServerScope
 from bot.settings import Settings
 
 ONE, TWO = ServerScope.of(111), ServerScope.of(222)
-ADMIN_ONE = Editor(user_id=1, user_name="one-admin")
-OWNER = Editor(user_id=9, user_name="owner", bot_owner=True)
+ADMIN_ONE = Person(user_id=1, user_name="one-admin")
+OWNER = Person(user_id=9, user_name="owner", bot_owner=True)
 MOCHI = "# 餅つき大会\n\n餅つき大会は毎年十二月の第二土曜日に公園で開きます。\n"
 OWN_FAQ = (
     "# よくある質問\n\n## サーバーへの参加方法\n\nこのサーバーには申請フォームから参加します。\n"
@@ -91,7 +91,7 @@ async def test_deleting_a_servers_file_leaves_the_shared_and_other_servers_alone
     editor: KnowledgeEditor, index: KnowledgeIndex, kb_dir: Path
 ) -> None:
     await editor.create("faq.md", OWN_FAQ, ADMIN_ONE, scope=ONE)
-    await editor.create("faq.md", OWN_FAQ, Editor(2, "two-admin"), scope=TWO)
+    await editor.create("faq.md", OWN_FAQ, Person(2, "two-admin"), scope=TWO)
 
     await editor.delete("faq.md", ADMIN_ONE, scope=ONE)
 
@@ -138,7 +138,7 @@ async def test_lists_and_histories_show_the_shared_files_and_the_servers_own_onl
 ) -> None:
     await editor.create("mochi.md", MOCHI, ADMIN_ONE, scope=ONE)
     await editor.create(
-        "secret.md", "# ひみつ\n\n二番目のサーバーの話\n", Editor(2, "b"), scope=TWO
+        "secret.md", "# ひみつ\n\n二番目のサーバーの話\n", Person(2, "b"), scope=TWO
     )
 
     listed = {f.path: f.shared for f in await editor.list_files(scope=ONE)}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from bot.notes import NoteAuthor, Notebook
+from bot.members.permissions import Person
+from bot.notes import Notebook
 from bot.notes.feature import notes_context
 from tests.notes.conftest import CHANNEL, GUILD, OTHER_GUILD, TOKYO
 
-taro = NoteAuthor(2, "taro")
+taro = Person(2, "taro")
 
 
 async def test_a_matching_note_comes_with_its_author_date_and_citation(

@@ -6,15 +6,16 @@ from datetime import timedelta
 
 import pytest
 
-from bot.notes import NOTE_MAX_CHARS, NoteAuthor, Notebook, NoteError
+from bot.members.permissions import Person
+from bot.notes import NOTE_MAX_CHARS, Notebook, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.notes.conftest import CHANNEL, GUILD, HANA, OTHER_GUILD, TARO
 
-hana = NoteAuthor(HANA, "hana")
-taro = NoteAuthor(TARO, "taro")
-admin = NoteAuthor(3, "kenji", is_admin=True)
+hana = Person(HANA, "hana")
+taro = Person(TARO, "taro")
+admin = Person(3, "kenji", is_admin=True)
 
 
 async def test_a_note_keeps_its_author_time_and_a_title_from_its_first_line(

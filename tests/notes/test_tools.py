@@ -7,7 +7,8 @@ from pathlib import Path
 
 from bot.agent.tools import ToolContext, ToolRegistry, execute
 from bot.knowledge import KnowledgeIndex, search_knowledge
-from bot.notes import NOTE_TOOLS, NoteAuthor, Notebook
+from bot.members.permissions import Person
+from bot.notes import NOTE_TOOLS, Notebook
 from bot.runtime.clock import ManualClock
 from bot.storage import Database
 from tests.knowledge.conftest import KnowledgeOnly
@@ -40,8 +41,8 @@ async def test_write_then_read_a_note_with_its_author_and_local_time(
 async def test_listing_with_search_words_finds_the_matching_notes(
     make_ctx: Callable[..., ToolContext], notebook: Notebook
 ) -> None:
-    await notebook.write(GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "牛乳と卵", "買い出し")
-    trip = await notebook.write(GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "東京駅に8時", "旅行")
+    await notebook.write(GUILD, CHANNEL, Person(TARO, "taro"), "牛乳と卵", "買い出し")
+    trip = await notebook.write(GUILD, CHANNEL, Person(TARO, "taro"), "東京駅に8時", "旅行")
 
     found = await execute(list_notes, make_ctx(), {"search": "旅行"})
     listed = await execute(list_notes, make_ctx(), {})
@@ -69,7 +70,7 @@ def test_notes_are_offered_in_a_server_only_not_in_dms_or_the_console() -> None:
 async def test_a_note_of_another_server_is_not_readable(
     make_ctx: Callable[..., ToolContext], notebook: Notebook
 ) -> None:
-    other = await notebook.write(OTHER_GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "秘密", "秘密")
+    other = await notebook.write(OTHER_GUILD, CHANNEL, Person(TARO, "taro"), "秘密", "秘密")
 
     outcome = await execute(read_note, make_ctx(), {"note_id": other.id})
 
@@ -79,7 +80,7 @@ async def test_a_note_of_another_server_is_not_readable(
 async def test_someone_else_cannot_overwrite_a_note_but_an_admin_can(
     make_ctx: Callable[..., ToolContext], notebook: Notebook
 ) -> None:
-    note = await notebook.write(GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "8時集合", "集合")
+    note = await notebook.write(GUILD, CHANNEL, Person(TARO, "taro"), "8時集合", "集合")
 
     refused = await execute(write_note, make_ctx(), {"text": "9時集合", "note_id": note.id})
     done = await execute(
@@ -102,7 +103,7 @@ async def test_search_knowledge_returns_matching_notes_beside_files(
     (folder / "rules.md").write_text("# ルール\n\n集合時間は守りましょう。\n", encoding="utf-8")
     index = KnowledgeIndex(folder, database.sessions, clock)
     await index.load()
-    note = await notebook.write(GUILD, CHANNEL, NoteAuthor(TARO, "taro"), "東京駅に8時集合", "集合")
+    note = await notebook.write(GUILD, CHANNEL, Person(TARO, "taro"), "東京駅に8時集合", "集合")
     ctx = make_ctx(deps=KnowledgeOnly(index, notebook))
     try:
         outcome = await execute(search_knowledge, ctx, {"query": "集合時間"})

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.agent.tools import ToolContext, parse_arguments, tool
-from bot.discord_ui.buttons import APPROVAL_ACTIONS, ApprovalButton, StopButton
+from bot.discord_ui.persistent_buttons import APPROVAL_ACTIONS, ApprovalButton, StopButton
 from bot.discord_ui.reminders.buttons import REMINDER_ACTIONS, ReminderButton
 
 PROPERTY_SETTINGS = settings(max_examples=200, deadline=None)

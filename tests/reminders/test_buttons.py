@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import update
 
-from bot.reminders.buttons import ReminderButtons
+from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.display import ReminderView
 from bot.reminders.service import ReminderService
 from bot.runtime.clock import ManualClock

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.runtime.clock import Clock
 from bot.runtime.fresh import FreshFor
 from bot.settings import Settings
-from bot.storage.models_choice import GuildModel
+from bot.storage.model_choice import GuildModel
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
-from bot.i18n import Language
+from bot.i18n import Language, Text
 
 # How a value is shown: words as given, a local time as a Discord timestamp, a member as a
 # mention that pings nobody, a custom rendering (render), or not at all (hidden).
@@ -17,24 +16,12 @@ ValueKind = Literal["text", "time", "member", "hidden"]
 
 
 @dataclass(frozen=True)
-class Words:
-    """One sentence or label in Japanese and English."""
-
-    ja: str
-    en: str
-
-    def say(self, language: Language) -> str:
-        """The words in language."""
-        return self.ja if language == "ja" else self.en
-
-
-@dataclass(frozen=True)
 class Label:
     """An argument as members see it: its name in both languages and how its value reads."""
 
-    words: Words
+    words: Text
     kind: ValueKind = "text"
-    # Words for the value in a language, or None to hide it (a repeat rule in words).
+    # Text for the value in a language, or None to hide it (a repeat rule in words).
     render: Callable[[Any, Language], str | None] | None = None
 
 
@@ -42,7 +29,7 @@ class Label:
 Summary = Callable[[Any, Language], str | None]
 # What a call is about, looked up when its card is first shown (the reminder an id names):
 # (label, value) lines. Given the arguments and the call's ToolContext.
-Details = Callable[[dict[str, Any], Any], Awaitable[list[tuple[Words, str]]]]
+Details = Callable[[dict[str, Any], Any], Awaitable[list[tuple[Text, str]]]]
 
 
 @dataclass(frozen=True)
@@ -51,15 +38,10 @@ class Look:
 
     Arguments without a label are not shown (they are for the model: ids, notes)."""
 
-    title: Words
+    title: Text
     labels: Mapping[str, Label] = field(default_factory=dict)
     summary: Summary | None = None
     # While running and when done, for a read-only call's compact status line.
-    doing: Words | None = None
+    doing: Text | None = None
     # Lines about what the call is about, for the approval card (see Details).
     details: Details | None = None
-
-
-def moment(instant: datetime, style: str = "F") -> str:
-    """A Discord timestamp: each member reads it in their own zone and language."""
-    return f"<t:{int(instant.timestamp())}:{style}>"

@@ -22,7 +22,7 @@ from bot.catchup.summary import ANSWER_CHARS, Said, newest_within, request, with
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
-from bot.i18n import Language, language_of_locale
+from bot.i18n import Language, language_of_locale, moment
 from bot.members.preferences import UserPreferences
 from bot.schedule.since import parse_since
 from bot.schedule.times import UnreadableTime
@@ -128,7 +128,7 @@ class CatchupCommand(commands.Cog):
         capped = capped or cut
         if not missed:
             when = (
-                words.SINCE_WORDS(language, when=f"<t:{int(start.timestamp())}:f>")
+                words.SINCE_WORDS(language, when=moment(start, "f"))
                 if start is not None
                 else words.SINCE_LAST_WORDS(language)
             )
@@ -201,9 +201,9 @@ class CatchupCommand(commands.Cog):
             color=discord.Color.blurple(),
         )
         if start is not None:
-            footer = words.SINCE(language, when=f"<t:{int(start.timestamp())}:f>")
+            footer = words.SINCE(language, when=moment(start, "f"))
         elif last_own is not None:
-            footer = words.SINCE_YOUR_LAST(language, when=f"<t:{int(last_own.timestamp())}:R>")
+            footer = words.SINCE_YOUR_LAST(language, when=moment(last_own, "R"))
         else:
             footer = ""
         if capped:

@@ -19,9 +19,9 @@ from bot.agent import events as ev
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.tools import Tool
 from bot.discord_ui.answering.splitting import split_message
-from bot.discord_ui.buttons import stop_view
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey, CardOwner
+from bot.discord_ui.persistent_buttons import stop_view
 from bot.discord_ui.sends import only, sent
 from bot.i18n import Language, Text, answers
 from bot.runtime.send_failures import SendError
@@ -201,7 +201,7 @@ class RunRenderer:
                     approval_id=event.approval_id,
                     source=event.source,
                     batch=[self.new_card(name).gist(arguments) for name, arguments in event.batch],
-                    details=[(w.say(self.language), v) for w, v in event.details],
+                    details=[(w.form(self.language), v) for w, v in event.details],
                     **_given(
                         because=answers.asked_after(event.because, self.language)
                         if event.because

@@ -18,12 +18,12 @@ from bot.agent.recovery import BROKE_OFF_DETAIL, RESTART_DETAIL, Outcome
 from bot.agent.runs import RunRequest
 from bot.discord_ui.answering.conversation import Staff
 from bot.discord_ui.answering.live import TypingIndicator
-from bot.discord_ui.buttons import EditModal, RejectReasonModal
 from bot.discord_ui.cards import wording
 from bot.discord_ui.cards.editing import form_fields, read_form
 from bot.discord_ui.cards.embed import REJECTION_STATE, CardState, ToolCard, dressed
 from bot.discord_ui.cards.owner import CardKey
 from bot.discord_ui.members import actor_of
+from bot.discord_ui.persistent_buttons import EditModal, RejectReasonModal
 from bot.i18n import Language, Text, answers, language_of_locale
 from bot.runtime.send_failures import SendError
 from bot.storage.agent import ApprovalRequest
@@ -139,7 +139,7 @@ class ApprovalDesk:
                     else None
                 ),
                 arguments=None,
-                detail=wording.FORGOTTEN.say(_language_of(request)),
+                detail=wording.FORGOTTEN(self._asked(request).language),
             )
 
     async def recover(self, *, everyone: bool) -> int:
@@ -151,7 +151,7 @@ class ApprovalDesk:
             fallback = (call.channel_id, call.message_id) if call.message_id else None
             # A call that asked for approval kept its member's language with the request.
             asked = await self.staff.approvals.find_by_call(call.conversation_key, call.call_id)
-            language = _language_of(asked) if asked else "ja"
+            language = self._asked(asked).language if asked else "ja"
             await self.staff.cards.move(
                 CardKey(call.conversation_key, call.call_id),
                 _recovered_state(item.outcome),
@@ -173,13 +173,17 @@ class ApprovalDesk:
 
     # -- inside --------------------------------------------------------------------------
 
+    def _asked(self, request: ApprovalRequest) -> RunRequest:
+        """The run request the approval row kept (see `RunRequest.of_approval`)."""
+        return RunRequest.of_approval(request, self.staff.agent.settings.timezone)
+
     def _approver(self, user: discord.abc.User | discord.Member) -> bool:
         return self.staff.permissions.is_approver(actor_of(user))
 
     async def _open_edit(
         self, interaction: discord.Interaction[Any], request: ApprovalRequest
     ) -> None:
-        language = _language_of(request)
+        language = self._asked(request).language
         found = self.staff.agent.registry.get(request.tool_name)
         if request.status != Status.PENDING or found is None:
             await interaction.response.send_message(
@@ -188,7 +192,7 @@ class ApprovalDesk:
             )
             return
         fields = form_fields(found, decode_arguments(request), language)
-        title = found.look.title.say(language) if found.look else wording.EDIT_TITLE.say(language)
+        title = found.look.title.form(language) if found.look else wording.EDIT_TITLE(language)
         await interaction.response.send_modal(EditModal(request.id, title, fields))
 
     async def _edited(
@@ -200,9 +204,10 @@ class ApprovalDesk:
         found = staff.agent.registry.get(request.tool_name) if request else None
         clicker = language_of_locale(interaction.locale)
         if request is None or found is None:
-            await interaction.followup.send(wording.GONE.say(clicker), ephemeral=True)
+            await interaction.followup.send(wording.GONE(clicker), ephemeral=True)
             return
-        language = _language_of(request)
+        asked = self._asked(request)
+        language = asked.language
         approver = self._approver(interaction.user)
         refusal = staff.approvals.refusal(request, interaction.user.id, approver, clicker)
         if refusal is not None:
@@ -211,9 +216,9 @@ class ApprovalDesk:
         typed, problem = read_form(found, values, language)
         arguments = None
         if typed is not None:
-            arguments, problem = await staff.agent.calls.validate_edit(request, typed)
+            arguments, problem = await staff.agent.calls.validate_edit(request, asked, typed)
         if arguments is None:
-            why = wording.EDIT_INVALID.say(language).format(why=problem or "")
+            why = wording.EDIT_INVALID(language, why=problem or "")
             await interaction.followup.send(clip(why, 1900), ephemeral=True)
             return
         outcome = await staff.approvals.approve_edited(
@@ -244,7 +249,7 @@ class ApprovalDesk:
             if outcome.changed and outcome.request is not None:
                 decided = outcome.request
         if decided is None:
-            text = wording.NOTHING_WAITING.say(language_of_locale(interaction.locale))
+            text = wording.NOTHING_WAITING(language_of_locale(interaction.locale))
             await interaction.followup.send(text, ephemeral=True)
             return
         await self._carry_on(decided)
@@ -255,7 +260,7 @@ class ApprovalDesk:
         if await self.staff.approvals.batch_waits(request):
             status = Status(request.status)
             if status == Status.APPROVED:
-                detail = wording.APPROVED_WAITING.say(_language_of(request))
+                detail = wording.APPROVED_WAITING(self._asked(request).language)
                 await self._show(request, status, request.decided_by, detail, waiting=True)
             else:
                 await self._show(request, status, request.decided_by, request.reason)
@@ -297,6 +302,7 @@ class ApprovalDesk:
         detail: str | None = None,
         *,
         waiting: bool = False,
+        asked: RunRequest | None = None,
     ) -> None:
         """Show the request's status on its card; waiting: approved, but calls asked with it
         are still undecided, so it has not started."""
@@ -309,40 +315,43 @@ class ApprovalDesk:
         await self.staff.cards.move(
             CardKey(request.conversation_key, request.tool_call_id),
             state,
-            base=self._card_of(request),
+            base=self._card_of(request, asked),
             fallback=fallback,
             decided_by=decided_by,
             detail=detail or request.reason,
         )
 
-    def _card_of(self, request: ApprovalRequest) -> ToolCard:
-        """The request's card as its member sees it, with its tool's face."""
+    def _card_of(self, request: ApprovalRequest, asked: RunRequest | None = None) -> ToolCard:
+        """The request's card as its member sees it, with its tool's face (asked: its run
+        request, when already read)."""
         found = self.staff.agent.registry.get(request.tool_name)
-        return dressed(card_from_request(request, found.source if found else None), found)
+        card = card_from_request(
+            request, asked or self._asked(request), found.source if found else None
+        )
+        return dressed(card, found)
 
     async def resume(self, request: ApprovalRequest) -> None:
         """Run the rest of the conversation after a decision, rendered in its channel; its
         events move the card once (to running, with the run's Stop button, or to its end)."""
         staff = self.staff
-        stored = request.run_request
-        shared = stored is not None and RunRequest.from_json(stored).shared
-        run = staff.runs.start(request.requester_id, request.channel_id, shared=shared)
+        # Read once and handed on: to the run's lane, its renderer, the agent and the card.
+        asked = self._asked(request)
+        run = staff.runs.start(request.requester_id, request.channel_id, shared=asked.shared)
         try:
             await run.turn()
-            timezone = await staff.preferences.timezone(request.requester_id)
             renderer = staff.renderer(
                 self._channel(request.channel_id),
                 requester_id=request.requester_id,
                 run=run,
                 key=request.conversation_key,
-                request=request_of(request),
+                request=asked,
             )
             async with TypingIndicator(renderer.channel):
-                last = await renderer.consume(staff.agent.resume(request, run.stop, timezone))
+                last = await renderer.consume(staff.agent.resume(request, run.stop, asked))
             if last is None and request.status in (Status.REJECTED, Status.EXPIRED):
                 # Nothing left to carry on (the conversation had moved on): the card still
                 # tells how the request ended.
-                await self._show(request, Status(request.status), request.decided_by)
+                await self._show(request, Status(request.status), request.decided_by, asked=asked)
         except SendError:
             pass  # logged by the renderer
         except Exception:
@@ -364,26 +373,17 @@ def recovery_reason(detail: str | None, language: Language) -> str | None:
     return known(language) if known else detail
 
 
-def _language_of(request: ApprovalRequest) -> Language:
-    """The language of the member who asked (Japanese for rows from before it was kept)."""
-    run = request_of(request)
-    return run.language if run else "ja"
-
-
-def request_of(request: ApprovalRequest) -> RunRequest | None:
-    """The run request an approval row stored (None for rows from before it was kept)."""
-    return RunRequest.from_json(request.run_request) if request.run_request else None
-
-
-def card_from_request(request: ApprovalRequest, source: str | None = None) -> ToolCard:
-    """A card rebuilt from the stored request (used when another process showed it)."""
-    run = request_of(request)
+def card_from_request(
+    request: ApprovalRequest, asked: RunRequest, source: str | None = None
+) -> ToolCard:
+    """A card rebuilt from the stored request and its run request (used when another process
+    showed it)."""
     return ToolCard(
         name=request.tool_name,
         source=source,
         arguments=decode_arguments(request),
         requester_id=request.requester_id,
         approval_id=request.id,
-        language=run.language if run else "ja",
-        timezone=run.timezone if run else None,
+        language=asked.language,
+        timezone=asked.timezone,
     )

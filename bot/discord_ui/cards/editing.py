@@ -44,7 +44,7 @@ def form_fields(
     labels = tool_item.look.labels if tool_item.look else {}
     fields: list[tuple[str, str, str, bool]] = []
     for key in own:
-        label = labels[key].words.say(language) if key in labels else key
+        label = labels[key].words.form(language) if key in labels else key
         schema = properties.get(key) or {}
         text = _shown(arguments.get(key))
         fields.append((_PREFIX + key, label, text, not _takes_text(schema) or len(text) > 80))
@@ -53,7 +53,7 @@ def form_fields(
         fields.append(
             (
                 REST,
-                wording.OTHER_ARGUMENTS.say(language),
+                wording.OTHER_ARGUMENTS(language),
                 json.dumps(rest, ensure_ascii=False),
                 True,
             )
@@ -78,8 +78,8 @@ def read_form(
             except json.JSONDecodeError:
                 rest = None
             if not isinstance(rest, dict):
-                label = wording.OTHER_ARGUMENTS.say(language)
-                return None, wording.NOT_JSON.say(language).format(label=label)
+                label = wording.OTHER_ARGUMENTS(language)
+                return None, wording.NOT_JSON(language, label=label)
             arguments.update({k: v for k, v in rest.items() if v is not None})
             continue
         key = field_id.removeprefix(_PREFIX)
@@ -92,6 +92,6 @@ def read_form(
         try:
             arguments[key] = json.loads(text)
         except json.JSONDecodeError:
-            label = labels[key].words.say(language) if key in labels else key
-            return None, wording.NOT_JSON.say(language).format(label=label)
+            label = labels[key].words.form(language) if key in labels else key
+            return None, wording.NOT_JSON(language, label=label)
     return arguments, None

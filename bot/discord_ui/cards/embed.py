@@ -13,9 +13,9 @@ import discord
 
 from bot.agent.conversation.messages import RejectionReason
 from bot.agent.tools import Tool
-from bot.agent.tools.presentation import Label, Look, Words, moment
+from bot.agent.tools.presentation import Label, Look
 from bot.discord_ui.cards import wording
-from bot.i18n import Language
+from bot.i18n import Language, Text, moment
 from bot.text.clip import clip
 
 ARGUMENT_VALUE_LIMIT = 300
@@ -70,7 +70,7 @@ REJECTION_STATE: dict[RejectionReason, CardState] = {
 }
 
 # Each state's emoji, sentence (in the card's language) and colour.
-_LOOK: dict[CardState, tuple[str, Words, discord.Colour]] = {
+_LOOK: dict[CardState, tuple[str, Text, discord.Colour]] = {
     CardState.PREPARING: ("⏳", wording.PREPARING, discord.Colour.light_grey()),
     CardState.NEEDS_APPROVAL: ("🔐", wording.NEEDS_APPROVAL, discord.Colour.gold()),
     CardState.APPROVED_WAITING: ("⏳", wording.APPROVED_WAITING_STATE, discord.Colour.gold()),
@@ -89,7 +89,7 @@ _LOOK: dict[CardState, tuple[str, Words, discord.Colour]] = {
 def state_line(state: CardState, language: Language) -> str:
     """The line at the top of a card in state, in language."""
     emoji, words, _ = _LOOK[state]
-    return f"{emoji} {words.say(language)}"
+    return f"{emoji} {words(language)}"
 
 
 @dataclass
@@ -130,13 +130,13 @@ class ToolCard:
         say = self.language
         if self.read_only and self.look is not None:
             return discord.Embed(colour=colour, description=self._status_line(emoji))
-        title = f"🔧 {self.look.title.say(say)}" if self.look else f"🔧 {self.name}"
+        title = f"🔧 {self.look.title.form(say)}" if self.look else f"🔧 {self.name}"
         line = state_line(self.state, say)
         embed = discord.Embed(title=clip(title, 256), colour=colour, description=line)
         if self.source:
             embed.add_field(
-                name=wording.PROVIDED_BY.say(say),
-                value=f"`{clip(self.source, 100)}` {wording.EXTERNAL_TOOL.say(say)}",
+                name=wording.PROVIDED_BY(say),
+                value=f"`{clip(self.source, 100)}` {wording.EXTERNAL_TOOL(say)}",
                 inline=False,
             )
         for label, value in self.details[:5]:
@@ -144,7 +144,7 @@ class ToolCard:
         if self.arguments:
             if self.look is None:
                 embed.add_field(
-                    name=wording.ARGUMENTS.say(say),
+                    name=wording.ARGUMENTS(say),
                     value=format_arguments(self.arguments),
                     inline=False,
                 )
@@ -152,40 +152,36 @@ class ToolCard:
                 for label, value in self._labelled():
                     embed.add_field(name=label, value=value, inline=False)
         if self.state == CardState.NEEDS_APPROVAL and self.requester_id:
-            line = wording.WAITING_FOR.say(say).format(who=f"<@{self.requester_id}>")
+            line = wording.WAITING_FOR(say, who=f"<@{self.requester_id}>")
             if self.expires_at:
-                line += wording.EXPIRES.say(say).format(
-                    when=discord.utils.format_dt(self.expires_at, "R")
-                )
-            embed.add_field(name=wording.APPROVAL.say(say), value=line, inline=False)
+                line += wording.EXPIRES(say, when=moment(self.expires_at, "R"))
+            embed.add_field(name=wording.APPROVAL(say), value=line, inline=False)
             if self.because:
                 embed.add_field(
-                    name=wording.WHY_ASKED.say(say), value=clip(self.because, 1024), inline=False
+                    name=wording.WHY_ASKED(say), value=clip(self.because, 1024), inline=False
                 )
             if self.batch:
                 listed = "\n".join(f"• {clip(t, 100)}" for t in self.batch[:10])
                 embed.add_field(
-                    name=wording.ALSO_WAITING.say(say), value=clip(listed, 1024), inline=False
+                    name=wording.ALSO_WAITING(say), value=clip(listed, 1024), inline=False
                 )
         if self.state in (CardState.DONE, CardState.FAILED) and self.result is not None:
             said = self._result_sentence()
             if said:
-                embed.add_field(name=wording.RESULT.say(say), value=said, inline=False)
+                embed.add_field(name=wording.RESULT(say), value=said, inline=False)
         if self.detail:
-            embed.add_field(
-                name=wording.REASON.say(say), value=clip(self.detail, 500), inline=False
-            )
+            embed.add_field(name=wording.REASON(say), value=clip(self.detail, 500), inline=False)
         if self.decided_by:
             # A mention inside an embed pings nobody; a footer would show its raw id.
             embed.add_field(
-                name=wording.DECIDED_BY.say(say), value=f"<@{self.decided_by}>", inline=False
+                name=wording.DECIDED_BY(say), value=f"<@{self.decided_by}>", inline=False
             )
         return embed
 
     def gist(self, arguments: dict[str, Any]) -> str:
         """The call of a tool with arguments in one line, for a list of calls: its title and
         its first shown values, so two calls of one tool can be told apart."""
-        title = self.look.title.say(self.language) if self.look else self.name
+        title = self.look.title.form(self.language) if self.look else self.name
         if self.look is not None:
             values = [value for _, value in replace(self, arguments=arguments)._labelled()]
         else:
@@ -196,14 +192,14 @@ class ToolCard:
     def _status_line(self, emoji: str) -> str:
         """A read-only call in one line: what it does, then what it found."""
         assert self.look is not None
-        doing = (self.look.doing or self.look.title).say(self.language)
+        doing = (self.look.doing or self.look.title).form(self.language)
         if self.state == CardState.DONE:
             said = self.look.summary(self.result, self.language) if self.look.summary else None
-            return f"✅ {said or wording.DONE_LINE.say(self.language).format(doing=doing)}"
+            return f"✅ {said or wording.DONE_LINE(self.language, doing=doing)}"
         if self.state in (CardState.PREPARING, CardState.RUNNING):
-            return f"⚙️ {wording.RUNNING_LINE.say(self.language).format(doing=doing)}"
+            return f"⚙️ {wording.RUNNING_LINE(self.language, doing=doing)}"
         if self.state == CardState.FAILED:
-            return f"{emoji} {wording.FAILED_LINE.say(self.language).format(doing=doing)}"
+            return f"{emoji} {wording.FAILED_LINE(self.language, doing=doing)}"
         return f"{emoji} {doing}"
 
     def _labelled(self) -> list[tuple[str, str]]:
@@ -216,9 +212,9 @@ class ToolCard:
                 continue
             text = self._value(value, label)
             if text:
-                name = label.words.say(self.language)
+                name = label.words.form(self.language)
                 if self.edited:
-                    name += wording.EDITED.say(self.language)
+                    name += wording.EDITED(self.language)
                 shown.append((name, clip(text, ARGUMENT_VALUE_LIMIT)))
         return shown
 
@@ -240,7 +236,7 @@ class ToolCard:
             return summarize_result(self.result)
         if self.state == CardState.FAILED:
             # The error is written for the model; the member reads why in its reply.
-            return wording.DIDNT_WORK.say(self.language)
+            return wording.DIDNT_WORK(self.language)
         said = self.look.summary(self.result, self.language) if self.look.summary else None
         return clip(said, 1024) if said else None
 

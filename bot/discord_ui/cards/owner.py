@@ -20,8 +20,8 @@ from typing import Any
 import discord
 
 from bot.agent.call_records import CallRecords, CardPlace
-from bot.discord_ui.buttons import approval_view, stop_view
 from bot.discord_ui.cards.embed import FINAL_STATES, CardState, ToolCard
+from bot.discord_ui.persistent_buttons import approval_view, stop_view
 from bot.discord_ui.sends import sent
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import SendError

@@ -36,7 +36,7 @@ from bot.discord_ui.commands.kb_replies import (
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import language_of_locale, replies
-from bot.knowledge import ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge import ChangeEntry, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import (
     describe_change,
     describe_file,
@@ -44,7 +44,7 @@ from bot.knowledge.display import (
     format_size,
 )
 from bot.knowledge.edit_terms import owners_only_text, shared_file_text
-from bot.members.permissions import Permissions
+from bot.members.permissions import Permissions, Person
 from bot.members.preferences import UserPreferences
 from bot.servers import ServerScope
 from bot.text.clip import clip
@@ -75,8 +75,8 @@ class KnowledgeCommands(commands.Cog):
 
     # -- who may ------------------------------------------------------------------------
 
-    def editor_of(self, interaction: discord.Interaction[Any]) -> Editor | None:
-        """The member as an Editor if they may edit this server's knowledge (its admins and
+    def editor_of(self, interaction: discord.Interaction[Any]) -> Person | None:
+        """The member as a Person if they may edit this server's knowledge (its admins and
         knowledge editors, and the bot's owners, who alone change the shared files), else None."""
         member = interaction.user
         if not isinstance(member, discord.Member):
@@ -85,7 +85,7 @@ class KnowledgeCommands(commands.Cog):
         owner = self.permissions.is_bot_owner(actor)
         if not owner and not self.permissions.is_knowledge_editor(actor):
             return None
-        return Editor(member.id, member.display_name, bot_owner=owner)
+        return Person(member.id, member.display_name, bot_owner=owner)
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Every /kb command: admins only; others get an ephemeral refusal."""
@@ -107,7 +107,7 @@ class KnowledgeCommands(commands.Cog):
         log.error("/kb command failed", exc_info=original)
         await say(interaction, failed(interaction))
 
-    def _editor(self, interaction: discord.Interaction[Any]) -> Editor:
+    def _editor(self, interaction: discord.Interaction[Any]) -> Person:
         editor = self.editor_of(interaction)
         assert editor is not None  # interaction_check let only editors in
         return editor
@@ -203,7 +203,7 @@ class KnowledgeCommands(commands.Cog):
         scope = scope_of(interaction)
         if file is not None:
 
-            async def upload(path: str, text: str, who: Editor) -> ChangeEntry:
+            async def upload(path: str, text: str, who: Person) -> ChangeEntry:
                 return await self.editor.replace(path, text, who, scope=scope)
 
             await write_uploaded(interaction, self.editor, file, editor, upload, path)
@@ -226,7 +226,7 @@ class KnowledgeCommands(commands.Cog):
             )
             return
 
-        async def write(text: str, who: Editor) -> ChangeEntry:
+        async def write(text: str, who: Person) -> ChangeEntry:
             # The hash of what the form showed: an edit saved meanwhile is not overwritten.
             return await self.editor.replace(
                 content.path, text, who, scope=scope, expected_hash=content.content_hash
@@ -265,14 +265,14 @@ class KnowledgeCommands(commands.Cog):
             raise KnowledgeEditError(owners_only_text())
         if file is not None:
 
-            async def upload(path: str, text: str, who: Editor) -> ChangeEntry:
+            async def upload(path: str, text: str, who: Person) -> ChangeEntry:
                 return await self.editor.create(path, text, who, scope=scope, shared=shared)
 
             await write_uploaded(interaction, self.editor, file, editor, upload, path)
             return
         relative = await self.editor.check_new(path, scope=scope, shared=shared)
 
-        async def write(text: str, who: Editor) -> ChangeEntry:
+        async def write(text: str, who: Person) -> ChangeEntry:
             return await self.editor.create(relative, text, who, scope=scope, shared=shared)
 
         title = PurePosixPath(relative).stem.replace("-", " ").replace("_", " ")

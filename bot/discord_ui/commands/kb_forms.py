@@ -17,8 +17,9 @@ import discord
 from bot.discord_ui.commands.confirmation import Delete
 from bot.discord_ui.commands.private_replies import say
 from bot.i18n import Language, answers, language_of_locale, replies
-from bot.knowledge import Editor, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge import KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.editor import FileContent
+from bot.members.permissions import Person
 from bot.servers import ServerScope
 from bot.text.clip import clip
 
@@ -89,7 +90,7 @@ class TextModal(discord.ui.Modal):
 def file_deletion(
     editor: KnowledgeEditor,
     content: FileContent,
-    editor_of: Callable[[discord.Interaction[Any]], Editor | None],
+    editor_of: Callable[[discord.Interaction[Any]], Person | None],
     scope: ServerScope,
 ) -> Delete:
     """What Delete does under `/kb delete`: remove the file unless it changed since asked."""

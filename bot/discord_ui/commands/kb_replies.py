@@ -12,13 +12,14 @@ import discord
 from bot.discord_ui.commands.kb_forms import refusal
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.i18n import Language, language_of_locale, replies
-from bot.knowledge import ChangeAction, ChangeEntry, Editor, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge import ChangeAction, ChangeEntry, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import format_size
+from bot.members.permissions import Person
 
 # Room kept free in a message for a closing line such as "(+12 more)".
 MESSAGE_BUDGET = MESSAGE_CHARS - 100
 
-Write = Callable[[str, Editor], Awaitable[ChangeEntry]]
+Write = Callable[[str, Person], Awaitable[ChangeEntry]]
 
 
 def discord_length(text: str) -> int:
@@ -58,7 +59,7 @@ def fit(
 async def write_submitted(
     interaction: discord.Interaction[Any],
     files: KnowledgeEditor,
-    editor: Editor | None,
+    editor: Person | None,
     text: str,
     write: Write,
     path: str,
@@ -86,8 +87,8 @@ async def write_uploaded(
     interaction: discord.Interaction[Any],
     files: KnowledgeEditor,
     file: discord.Attachment,
-    editor: Editor,
-    write: Callable[[str, str, Editor], Awaitable[ChangeEntry]],
+    editor: Person,
+    write: Callable[[str, str, Person], Awaitable[ChangeEntry]],
     path: str,
 ) -> None:
     """Create or replace a file with an uploaded one (checked before it is downloaded)."""

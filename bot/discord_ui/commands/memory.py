@@ -20,7 +20,7 @@ from bot.agent.llm.usage import UsageReport
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
-from bot.i18n import Language, language_of_locale, replies
+from bot.i18n import Language, language_of_locale, moment, replies
 from bot.members.preferences import UserPreferences
 from bot.servers.budgets import Budgets, BudgetUse
 from bot.servers.costs import money
@@ -93,7 +93,7 @@ def describe_budgets(use: BudgetUse, language: Language = "ja") -> str:
             language, label=label, used=f"{used:,}", limit=f"{limit:,}", left=f"{left:,}"
         )
 
-    reset = f"<t:{int(use.resets_at.timestamp())}:t>"
+    reset = moment(use.resets_at, "t")
     if use.server_cost_limit:
         left = max(0.0, use.server_cost_limit - use.server_cost)
         cost = replies.BUDGET_COST_LEFT(

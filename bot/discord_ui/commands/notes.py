@@ -18,9 +18,9 @@ from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import Language, answers, language_of_locale, replies
-from bot.members.permissions import Permissions
+from bot.members.permissions import Permissions, Person
 from bot.members.preferences import UserPreferences
-from bot.notes import NoteAuthor, Notebook, NoteError, NoteView
+from bot.notes import Notebook, NoteError, NoteView
 from bot.text.clip import clip
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,7 @@ class NotesCommands(commands.Cog):
 
         async def delete_note(clicked: discord.Interaction[Any]) -> str:
             # The notebook checks again who may: roles can change while the question waits.
-            who = NoteAuthor(clicked.user.id, clicked.user.display_name, self._moderator(clicked))
+            who = Person(clicked.user.id, clicked.user.display_name, self._moderator(clicked))
             try:
                 await notebook.delete(view.guild_id, view.id, who)
             except NoteError as exc:

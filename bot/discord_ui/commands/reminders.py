@@ -14,7 +14,7 @@ from discord.ext import commands
 
 from bot.i18n import Language, Text, language_of_locale, replies
 from bot.members.preferences import UnknownTimezone, UserPreferences, timezone_names
-from bot.reminders.buttons import when_said
+from bot.reminders.button_actions import when_said
 from bot.reminders.consent import ReminderConsent
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (

@@ -10,12 +10,11 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from bot.agent.tools.presentation import Words
-from bot.discord_ui.buttons import IdActionButton, button_targets
 from bot.discord_ui.failures import failures_told
+from bot.discord_ui.persistent_buttons import IdActionButton, button_targets
 from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
-from bot.reminders.buttons import ButtonReply, ReminderButtons, when_said
+from bot.reminders.button_actions import ButtonReply, ReminderButtons, when_said
 from bot.reminders.consent import ACCEPT, BLOCK, DECLINE, ConsentButtons
 from bot.schedule.times import localize
 
@@ -33,9 +32,9 @@ REMINDER_LABELS: dict[str, Text] = {
     "morning": replies.SNOOZE_MORNING,
     "done": replies.DONE,
 }
-REMINDER_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
+REMINDER_ACTIONS: dict[str, tuple[Text, discord.ButtonStyle]] = {
     action: (
-        Words(label.ja, label.en),
+        label,
         discord.ButtonStyle.success if action == "done" else discord.ButtonStyle.secondary,
     )
     for action, label in REMINDER_LABELS.items()
@@ -47,13 +46,13 @@ CONSENT_LABELS: dict[str, Text] = {
     DECLINE: replies.DECLINE_LABEL,
     BLOCK: replies.BLOCK_LABEL,
 }
-CONSENT_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
-    ACCEPT: (Words(replies.ACCEPT_LABEL.ja, replies.ACCEPT_LABEL.en), discord.ButtonStyle.success),
+CONSENT_ACTIONS: dict[str, tuple[Text, discord.ButtonStyle]] = {
+    ACCEPT: (replies.ACCEPT_LABEL, discord.ButtonStyle.success),
     DECLINE: (
-        Words(replies.DECLINE_LABEL.ja, replies.DECLINE_LABEL.en),
+        replies.DECLINE_LABEL,
         discord.ButtonStyle.secondary,
     ),
-    BLOCK: (Words(replies.BLOCK_LABEL.ja, replies.BLOCK_LABEL.en), discord.ButtonStyle.danger),
+    BLOCK: (replies.BLOCK_LABEL, discord.ButtonStyle.danger),
 }
 
 

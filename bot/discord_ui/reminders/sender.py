@@ -10,7 +10,7 @@ import discord
 
 from bot.discord_ui.reminders.buttons import consent_view, reminder_view
 from bot.discord_ui.sends import classify, only
-from bot.i18n import LANGUAGES, Language, posts
+from bot.i18n import LANGUAGES, Language, moment, posts
 from bot.reminders.delivery.sender import ASK, EXPIRE, ReminderDelivery
 from bot.runtime.send_failures import RetryableSendError
 from bot.schedule.times import ENGLISH_UNITS, duration_text
@@ -56,7 +56,7 @@ def reminder_embed(delivery: ReminderDelivery, language: Language = "ja") -> dis
     )
     japanese = language == "ja"
     # In English, a Discord timestamp: each reader sees it in their own zone and words.
-    due = delivery.due_text if japanese else f"<t:{int(delivery.due_at.timestamp())}:F>"
+    due = delivery.due_text if japanese else moment(delivery.due_at)
     when = [posts.REMINDER_DUE(language, when=due)]
     if delivery.late_by is not None and delivery.late_text:
         late = duration_text(delivery.late_by) if japanese else english_duration(delivery.late_by)
@@ -85,7 +85,7 @@ def consent_request(delivery: ReminderDelivery, language: Language) -> str:
         language,
         target=delivery.recipient_id,
         asker=delivery.user_display_name,
-        when=f"<t:{int(delivery.due_at.timestamp())}:F>",
+        when=moment(delivery.due_at),
         what=clip(delivery.content, PREVIEW_CHARS, flatten=True),
     )
 
@@ -165,9 +165,7 @@ class DiscordReminderSender:
             language,
             quoted=quoted,
             reminder_id=delivery.reminder_id,
-            when=delivery.due_text
-            if language == "ja"
-            else f"<t:{int(delivery.due_at.timestamp())}:F>",
+            when=delivery.due_text if language == "ja" else moment(delivery.due_at),
             channel=f"<#{delivery.channel_id}>",
             reason=reason,
         )

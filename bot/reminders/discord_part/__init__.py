@@ -32,7 +32,7 @@ from bot.reminders.about_message import (
     MessageAbout,
     MessageReminders,
 )
-from bot.reminders.buttons import when_said
+from bot.reminders.button_actions import when_said
 from bot.reminders.errors import (
     InvalidReminder,
     TimeInPast,

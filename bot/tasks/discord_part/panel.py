@@ -9,10 +9,9 @@ from typing import Any
 
 import discord
 
-from bot.agent.tools.presentation import moment
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction
-from bot.i18n import Language, language_of_locale
+from bot.i18n import Language, language_of_locale, moment
 from bot.members.permissions import Permissions
 from bot.schedule.times import ENGLISH_UNITS, JAPANESE_UNITS, duration_text
 from bot.tasks import words

@@ -1,4 +1,4 @@
-"""Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
+"""Imports every table module so `Base.metadata` describes the whole schema (Alembic reads it)."""
 
 from bot.storage import (
     agent,
@@ -8,7 +8,7 @@ from bot.storage import (
     external_tools,
     knowledge,
     leases,
-    models_choice,
+    model_choice,
     notes,
     reminders,
     servers,
@@ -29,7 +29,7 @@ __all__ = [
     "knowledge",
     "leases",
     "metadata",
-    "models_choice",
+    "model_choice",
     "notes",
     "reminders",
     "servers",

@@ -8,14 +8,13 @@ from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
 
-from bot.agent.tools.presentation import Words
 from bot.discord_ui.cards import wording
 from bot.discord_ui.failures import failures_told
-from bot.i18n import Language
+from bot.i18n import Language, Text
 from bot.storage.outage import DatabaseHealth
 
 # Each action's label (said in the language of the card's member) and colour.
-APPROVAL_ACTIONS: dict[str, tuple[Words, discord.ButtonStyle]] = {
+APPROVAL_ACTIONS: dict[str, tuple[Text, discord.ButtonStyle]] = {
     "approve": (wording.APPROVE, discord.ButtonStyle.success),
     "reject": (wording.REJECT, discord.ButtonStyle.danger),
     "always": (wording.ALWAYS, discord.ButtonStyle.secondary),
@@ -91,7 +90,7 @@ class IdActionButton(
     """A persistent button whose custom_id is `<prefix>:<id>:<action>`."""
 
     PREFIX: ClassVar[str]
-    ACTIONS: ClassVar[dict[str, tuple[Words, discord.ButtonStyle]]]
+    ACTIONS: ClassVar[dict[str, tuple[Text, discord.ButtonStyle]]]
 
     def __init__(self, item_id: int, action: str, language: Language = "ja") -> None:
         # The custom_id holds no language: a button rebuilt after a restart only routes the
@@ -99,7 +98,7 @@ class IdActionButton(
         words, style = self.ACTIONS[action]
         super().__init__(
             discord.ui.Button(
-                label=words.say(language),
+                label=words(language),
                 style=style,
                 custom_id=f"{self.PREFIX}:{item_id}:{action}",
             )
@@ -143,7 +142,7 @@ class StopButton(
     def __init__(self, run_id: str, language: Language = "ja") -> None:
         super().__init__(
             discord.ui.Button(
-                label=wording.STOP.say(language),
+                label=wording.STOP(language),
                 style=discord.ButtonStyle.secondary,
                 emoji="⏹️",
                 custom_id=f"stop:{run_id}",
@@ -174,13 +173,13 @@ class RejectReasonModal(discord.ui.Modal):
 
     def __init__(self, approval_id: int, language: Language = "ja") -> None:
         super().__init__(
-            title=wording.REJECT_TITLE.say(language),
+            title=wording.REJECT_TITLE(language),
             custom_id=f"apvr:{approval_id}",
             timeout=600,
         )
         self.approval_id = approval_id
         self.reason: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=wording.REJECT_REASON.say(language),
+            label=wording.REJECT_REASON(language),
             style=discord.TextStyle.paragraph,
             required=False,
             max_length=500,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from bot.i18n import Language, Text, replies
+from bot.i18n import Language, Text, moment, replies
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     InvalidReminder,
@@ -50,7 +50,7 @@ def when_said(view: ReminderView, now: datetime, language: Language) -> str:
     their own zone and language."""
     if language == "ja":
         return view.when_text(now)
-    return f"<t:{int(view.due_at.timestamp())}:F>"
+    return moment(view.due_at)
 
 
 class ReminderButtons:

@@ -13,6 +13,7 @@ from bot.chat.words import mention_topic
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.runtime.worker import in_worker
+from bot.storage.chat import TipRecord, WordPoolEntry
 
 # Recent server topics offered to the chat prompt: they change with the talk, so they ride in
 # the context of every chat request (recent_topics gives more when asked).
@@ -47,3 +48,4 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
     app.add_context(chat_topics, handlers=[router.CHAT])
     app.on_start(deps.word_pool.start)
     app.on_close(deps.word_pool.close)
+    app.forget_with_server(WordPoolEntry, TipRecord)

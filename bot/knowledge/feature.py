@@ -14,6 +14,7 @@ from bot.knowledge.ranking import KnowledgeHit
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools
 from bot.servers import ServerScope
+from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 from bot.text.clip import clip
 
 # Share (0-1) of the best BM25 score the question could reach: below it a section only shares
@@ -164,3 +165,4 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     app.add_context(excerpts, handlers=[router.GENERAL, router.CHAT])
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)
+    app.forget_with_server(KnowledgeDocument, KnowledgeChange)

@@ -7,6 +7,7 @@ from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
+from bot.storage.reminders import Reminder, ReminderBlock
 
 
 async def reminder_section(prompt: PromptInput) -> str:
@@ -19,3 +20,4 @@ def register(app: AppBuilder, deps: ReminderDeps) -> None:
     """Offer the reminder tools and add the reminder instructions."""
     app.add_tools(REMINDER_TOOLS, offered_in=[router.REMINDER, router.GENERAL])
     app.add_section(reminder_section, handlers=[router.REMINDER])
+    app.forget_with_server(Reminder, ReminderBlock)

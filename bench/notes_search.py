@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import select
 
 from bot.notes import MAX_NOTES_PER_SERVER, NoteAuthor, Notebook
+from bot.notes.table import Note
 from bot.runtime.clock import ManualClock
 from bot.storage.engine import create_database
 from bot.storage.models import metadata
-from bot.storage.notes import Note
 
 WORDS = [
     "旅行",

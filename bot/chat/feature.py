@@ -7,13 +7,13 @@ import asyncio
 
 from bot.agent.runs import PromptInput
 from bot.chat.persona import chat_context, chat_instructions, persona_text
+from bot.chat.table import TipRecord, WordPoolEntry
 from bot.chat.tips import TOPICS_NEEDED
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.words import mention_topic
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.runtime.worker import in_worker
-from bot.storage.chat import TipRecord, WordPoolEntry
 
 # Recent server topics offered to the chat prompt: they change with the talk, so they ride in
 # the context of every chat request (recent_topics gives more when asked).

@@ -11,10 +11,10 @@ from bot.handlers.builder import AppBuilder, Section
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
 from bot.knowledge.ranking import KnowledgeHit
+from bot.knowledge.table import KnowledgeChange, KnowledgeDocument
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools
 from bot.servers import ServerScope
-from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 from bot.text.clip import clip
 
 # Share (0-1) of the best BM25 score the question could reach: below it a section only shares

@@ -10,8 +10,8 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.notes.notebook import Notebook
+from bot.notes.table import Note
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
-from bot.storage.notes import Note
 from bot.text.clip import clip
 
 NOTES_INSTRUCTIONS = (

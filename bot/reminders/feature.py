@@ -6,8 +6,8 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.reminders.instructions import reminder_instructions
+from bot.reminders.table import Reminder, ReminderBlock
 from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
-from bot.storage.reminders import Reminder, ReminderBlock
 
 
 async def reminder_section(prompt: PromptInput) -> str:

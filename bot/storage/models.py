@@ -1,16 +1,12 @@
-"""Imports every model module so `Base.metadata` describes the whole schema (Alembic reads it)."""
+"""Imports every shared model module; bot/app/schema.py adds the features' own tables."""
 
 from bot.storage import (
     agent,
-    chat,
     claims,
     command_syncs,
     external_tools,
-    knowledge,
     leases,
     models_choice,
-    notes,
-    reminders,
     servers,
     threads,
     users,
@@ -22,16 +18,12 @@ metadata = Base.metadata
 __all__ = [
     "Base",
     "agent",
-    "chat",
     "claims",
     "command_syncs",
     "external_tools",
-    "knowledge",
     "leases",
     "metadata",
     "models_choice",
-    "notes",
-    "reminders",
     "servers",
     "threads",
     "users",

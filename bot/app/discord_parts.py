@@ -11,7 +11,7 @@ from bot.discord_ui.commands.kb import KnowledgeCommands
 from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminders.buttons import ReminderActions
+from bot.discord_ui.reminders.buttons import CLICKS, ConsentButton, ReminderActions, ReminderButton
 from bot.discord_ui.reminders.recipients import DiscordRecipients
 from bot.reminders.discord_part import add_message_action
 from bot.servers.config import ServerConfig
@@ -30,8 +30,13 @@ def reminders(app: DiscordBuilder, deps: Deps) -> None:
         return ReminderCommands(deps.reminders, app.preferences, now, deps.reminder_consent.records)
 
     app.add_commands(commands)
-    app.answer_reminder_buttons(
-        ReminderActions(deps.reminder_buttons, app.preferences, now, deps.reminder_consent)
+    app.add_buttons(
+        ReminderButton,
+        ConsentButton,
+        clicks=(
+            CLICKS,
+            ReminderActions(deps.reminder_buttons, app.preferences, now, deps.reminder_consent),
+        ),
     )
     add_message_action(app, deps.reminders)
 

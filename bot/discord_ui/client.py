@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import discord
@@ -25,7 +25,6 @@ from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
-from bot.discord_ui.reminders.buttons import ConsentButton, ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
@@ -85,7 +84,8 @@ class OtomoBot(commands.AutoShardedBot):
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         message_hooks: Sequence[Callable[[discord.Message], None]] = (),
-        reminder_actions: ReminderActions | None = None,
+        buttons: Sequence[type[discord.ui.DynamicItem[Any]]] = (),
+        feature_clicks: Mapping[str, object] | None = None,
         metrics: Metrics | None = None,
         command_sync: CommandSync | None = None,
         threads: Threads | None = None,
@@ -152,7 +152,8 @@ class OtomoBot(commands.AutoShardedBot):
         self._connected_once = False
         self._syncing: asyncio.Future[None] | None = None
         self._message_hooks = list(message_hooks)
-        self.reminder_actions = reminder_actions
+        self._buttons = list(buttons)
+        self.feature_clicks = dict(feature_clicks or {})
         self._command_sync = command_sync
         self.tree.error(self._on_app_command_error)
         self._ready_once = False
@@ -170,7 +171,7 @@ class OtomoBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, say where to invite the bot."""
-        self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton, ConsentButton)
+        self.add_dynamic_items(ApprovalButton, StopButton, *self._buttons)
         await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))

@@ -37,10 +37,10 @@ from bot.discord_ui.operations import (
     rate_limit_trace,
 )
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminders.sender import DiscordReminderSender
 from bot.discord_ui.welcome import Arrivals
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
+from bot.reminders.discord_part.sender import DiscordReminderSender
 from bot.runtime.clock import Clock, SystemClock
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings

@@ -9,11 +9,16 @@ from bot.chat import Tip
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.commands.kb import KnowledgeCommands
 from bot.discord_ui.commands.notes import NotesCommands
-from bot.discord_ui.commands.reminders import ReminderCommands
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminders.buttons import CLICKS, ConsentButton, ReminderActions, ReminderButton
-from bot.discord_ui.reminders.recipients import DiscordRecipients
-from bot.reminders.discord_part import add_message_action
+from bot.reminders.discord_part.buttons import (
+    CLICKS,
+    ConsentButton,
+    ReminderActions,
+    ReminderButton,
+)
+from bot.reminders.discord_part.commands import ReminderCommands
+from bot.reminders.discord_part.message_action import add_message_action
+from bot.reminders.discord_part.recipients import DiscordRecipients
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured

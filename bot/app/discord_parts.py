@@ -10,40 +10,9 @@ from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.commands.kb import KnowledgeCommands
 from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
-from bot.reminders.discord_part.buttons import (
-    CLICKS,
-    ConsentButton,
-    ReminderActions,
-    ReminderButton,
-)
-from bot.reminders.discord_part.commands import ReminderCommands
-from bot.reminders.discord_part.message_action import add_message_action
-from bot.reminders.discord_part.recipients import DiscordRecipients
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
-
-
-def reminders(app: DiscordBuilder, deps: Deps) -> None:
-    """/remind and /timezone, the buttons under delivered reminders and under requests to
-    remind another member, and the message action "Remind me about this"."""
-    now = app.clock.now
-
-    def commands(client: discord.Client) -> ReminderCommands:
-        # Made with the client: reminders for other members look them up through it.
-        deps.reminder_recipients.attach(DiscordRecipients(client))
-        return ReminderCommands(deps.reminders, app.preferences, now, deps.reminder_consent.records)
-
-    app.add_commands(commands)
-    app.add_buttons(
-        ReminderButton,
-        ConsentButton,
-        clicks=(
-            CLICKS,
-            ReminderActions(deps.reminder_buttons, app.preferences, now, deps.reminder_consent),
-        ),
-    )
-    add_message_action(app, deps.reminders)
 
 
 def weather(app: DiscordBuilder, deps: Deps) -> None:

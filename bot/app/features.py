@@ -16,6 +16,7 @@ from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
 from bot.knowledge import feature as knowledge
 from bot.notes import feature as notes
+from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
@@ -33,7 +34,7 @@ class Feature:
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("reminders", reminders.register, discord_parts.reminders),
+    Feature("reminders", reminders.register, reminders_discord.register),
     Feature("weather", weather.register, discord_parts.weather),
     Feature("chat", chat.register, discord_parts.chat),
     Feature("knowledge", knowledge.register, discord_parts.knowledge),

@@ -7,9 +7,9 @@ import discord
 from bot.app.services import Deps
 from bot.chat import Tip
 from bot.discord_ui.builder import DiscordBuilder
-from bot.discord_ui.commands.kb import KnowledgeCommands
-from bot.discord_ui.commands.notes import NotesCommands
 from bot.discord_ui.posting import ChannelPoster
+from bot.knowledge.discord_part.commands import KnowledgeCommands
+from bot.notes.discord_part.commands import NotesCommands
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured

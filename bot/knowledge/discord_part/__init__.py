@@ -1,0 +1,1 @@
+"""The knowledge feature's Discord part: /kb for the knowledge-base editors."""

@@ -1,0 +1,1 @@
+"""The notes feature's Discord part: /notes for the server notebook."""

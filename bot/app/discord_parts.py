@@ -8,8 +8,6 @@ from bot.app.services import Deps
 from bot.chat import Tip
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.posting import ChannelPoster
-from bot.knowledge.discord_part.commands import KnowledgeCommands
-from bot.notes.discord_part.commands import NotesCommands
 from bot.servers.config import ServerConfig
 from bot.servers.posts import TIPS, WEATHER, PostFor
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
@@ -69,15 +67,3 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
         return post
 
     app.add_server_post(TIPS, make)
-
-
-def knowledge(app: DiscordBuilder, deps: Deps) -> None:
-    """/kb for knowledge-base admins."""
-    app.add_commands(
-        lambda client: KnowledgeCommands(deps.kb_editor, app.preferences, app.permissions)
-    )
-
-
-def notes(app: DiscordBuilder, deps: Deps) -> None:
-    """/notes for the server notebook."""
-    app.add_commands(lambda client: NotesCommands(deps.notebook, app.preferences, app.permissions))

@@ -14,7 +14,9 @@ from bot.channels import feature as channels
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
+from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
+from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
 from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
@@ -37,8 +39,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature("reminders", reminders.register, reminders_discord.register),
     Feature("weather", weather.register, discord_parts.weather),
     Feature("chat", chat.register, discord_parts.chat),
-    Feature("knowledge", knowledge.register, discord_parts.knowledge),
-    Feature("notes", notes.register, discord_parts.notes),
+    Feature("knowledge", knowledge.register, knowledge_discord.register),
+    Feature("notes", notes.register, notes_discord.register),
     Feature("tasks", tasks.register, tasks_discord.register),
     Feature("channels", channels.register, channels_discord.register),
     Feature("catchup", catchup.register, catchup_discord.register),

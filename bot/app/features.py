@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app import discord_parts
 from bot.app.services import Deps
 from bot.catchup import discord_part as catchup_discord
 from bot.catchup import feature as catchup
 from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
+from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
@@ -22,6 +22,7 @@ from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
+from bot.weather import discord_part as weather_discord
 from bot.weather import feature as weather
 
 
@@ -37,8 +38,8 @@ class Feature:
 
 FEATURES: tuple[Feature, ...] = (
     Feature("reminders", reminders.register, reminders_discord.register),
-    Feature("weather", weather.register, discord_parts.weather),
-    Feature("chat", chat.register, discord_parts.chat),
+    Feature("weather", weather.register, weather_discord.register),
+    Feature("chat", chat.register, chat_discord.register),
     Feature("knowledge", knowledge.register, knowledge_discord.register),
     Feature("notes", notes.register, notes_discord.register),
     Feature("tasks", tasks.register, tasks_discord.register),

@@ -1,42 +1,27 @@
-"""Each feature's Discord part (composition): its slash commands, buttons, message hooks, posts."""
+"""The chat feature's Discord part: server messages feed the word pool, and each server's
+どうでもいいTips post."""
 
 from __future__ import annotations
 
 import discord
 
-from bot.app.services import Deps
 from bot.chat import Tip
+from bot.chat.tools import ChatDeps
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.posting import ChannelPoster
 from bot.servers.config import ServerConfig
-from bot.servers.posts import TIPS, WEATHER, PostFor
-from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
+from bot.servers.posts import TIPS, PostFor
+from bot.text.clip import clip
+
+CONTENT_MAX = 2000
 
 
-def weather(app: DiscordBuilder, deps: Deps) -> None:
-    """Each server's daily forecast post (off until its channel and time are set)."""
-    warn_if_half_configured(app.settings)
-
-    def make(poster: ChannelPoster) -> PostFor:
-        async def post(guild_id: int, config: ServerConfig) -> bool:
-            channel = config.weather_channel
-            if channel is None or not await poster.in_server(channel, guild_id):
-                return False
-
-            async def send(report: DailyWeatherReport) -> None:
-                await poster.post_weather(channel, report)
-
-            job = DailyWeatherJob(
-                deps.weather, send, app.clock, config.weather_place, config.language
-            )
-            return await job.run() is not None
-
-        return post
-
-    app.add_server_post(WEATHER, make)
+async def post_tip(poster: ChannelPoster, channel_id: int, tip: Tip) -> None:
+    """A tip as plain text."""
+    await poster.send(channel_id, content=clip(tip.as_text(), CONTENT_MAX))
 
 
-def chat(app: DiscordBuilder, deps: Deps) -> None:
+def register(app: DiscordBuilder, deps: ChatDeps) -> None:
     """Server messages feed the word pool; each server's どうでもいいTips post when it is on."""
 
     def observe(message: discord.Message) -> None:
@@ -53,7 +38,7 @@ def chat(app: DiscordBuilder, deps: Deps) -> None:
                 return False
 
             async def send(tip: Tip) -> None:
-                await poster.post_tip(channel, tip)
+                await post_tip(poster, channel, tip)
 
             tip = await deps.tips.post_tip(
                 send,

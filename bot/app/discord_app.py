@@ -33,12 +33,12 @@ from bot.discord_ui.commands.model import ModelCommands
 from bot.discord_ui.commands.server_settings import ServerSettingsCommands
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.operations import (
-    MeteredReminders,
     rate_limit_trace,
 )
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.welcome import Arrivals
 from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.delivery.metered import MeteredReminders
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.reminders.discord_part.sender import DiscordReminderSender
 from bot.runtime.clock import Clock, SystemClock

@@ -16,16 +16,11 @@ import pytest
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
+# The features: every package of bot/ with a feature.py (a new feature needs no line here), and
+# the tools from outside, which register at run time.
 FEATURES = (
-    "bot.reminders",
-    "bot.weather",
-    "bot.chat",
-    "bot.knowledge",
-    "bot.notes",
+    *sorted(f"bot.{path.parent.name}" for path in BOT.glob("*/feature.py")),
     "bot.extools",
-    "bot.tasks",
-    "bot.channels",
-    "bot.catchup",
 )
 # A feature's Discord part (its slash commands, buttons and posts): `bot/<feature>/discord_part/`.
 # It may import discord, the Discord layer and its own feature.

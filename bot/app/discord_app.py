@@ -24,8 +24,13 @@ from bot.app.start_failures import (
     intents_hint,
 )
 from bot.discord_ui.answering.asking import AskAboutMessage
+from bot.discord_ui.answering.conversation import Conversations, Staff
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
+from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.builder import DiscordBuilder
+from bot.discord_ui.cards.decisions import ApprovalDesk
+from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
 from bot.discord_ui.commands.memory import MemoryCommands
@@ -42,6 +47,7 @@ from bot.reminders.delivery.metered import MeteredReminders
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
 from bot.reminders.discord_part.sender import DiscordReminderSender
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.message_claims import MessageClaims
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings
 from bot.storage.command_syncs import CommandSyncs
@@ -63,25 +69,20 @@ class App:
         # One process syncs slash commands: the one running shard 0 (the only one, usually).
         syncs = 0 in settings.shard_plan.ids
         client_options.setdefault("http_trace", rate_limit_trace(metrics))
+        runs, tasks = LiveRuns(), BackgroundTasks()
         self.bot = OtomoBot(
             settings=settings,
-            agent=core.agent,
-            approvals=core.approvals,
-            preferences=core.preferences,
             database_health=core.database.health,
             permissions=core.permissions,
+            runs=runs,
+            tasks=tasks,
             cogs=parts.commands,
             on_ready_hooks=[self.on_ready_once],
             on_connect_hooks=[self.on_connect_once],
             message_hooks=parts.message_hooks,
             buttons=parts.buttons,
             feature_clicks=parts.clicks,
-            metrics=metrics,
-            threads=Threads(core.threads, core.servers, core.clock.now),
-            servers=core.servers,
-            budgets=core.budgets,
             arrivals=Arrivals(core.membership),
-            listener=parts.listener,
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
@@ -90,6 +91,34 @@ class App:
                 else None
             ),
             **client_options,
+        )
+        staff = Staff(
+            settings=settings,
+            agent=core.agent,
+            approvals=core.approvals,
+            preferences=core.preferences,
+            cards=CardOwner(self.bot.get_partial_messageable, core.agent.records, core.agent.clock),
+            runs=runs,
+            tasks=tasks,
+            health=core.database.health,
+            permissions=core.permissions,
+            threads=Threads(core.threads, core.servers, core.clock.now),
+            metrics=metrics,
+            servers=core.servers,
+            budgets=core.budgets,
+            claims=MessageClaims(
+                core.agent.sessions,
+                core.agent.records.executor,
+                clock=core.agent.clock,
+                health=core.database.health,
+            ),
+            listener=parts.listener,
+        )
+        self.bot.answer_with(
+            staff,
+            Conversations(staff, self.bot),
+            ApprovalDesk(staff, self.bot.get_partial_messageable),
+            StopControl(runs, core.permissions),
         )
         shards = settings.shard_plan
         sender = MeteredReminders(

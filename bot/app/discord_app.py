@@ -12,7 +12,7 @@ from typing import Any
 from bot.agent.conversation.memory import ConversationMemory
 from bot.agent.llm.usage import usage_by_day
 from bot.app.core import Core, build_core
-from bot.app.features import register_discord_parts
+from bot.app.features import ROUTER, register_discord_parts
 from bot.app.jobs import schedule_jobs
 from bot.app.operations import Operations
 from bot.app.preflight import preflight
@@ -103,6 +103,7 @@ class App:
             health=core.database.health,
             permissions=core.permissions,
             threads=Threads(core.threads, core.servers, core.clock.now),
+            router=ROUTER,
             metrics=metrics,
             servers=core.servers,
             budgets=core.budgets,

@@ -14,6 +14,10 @@ from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
+from bot.handlers.reminder_cues import REMINDER_CUES
+from bot.handlers.router import Route, Router
+from bot.handlers.shapes import Cue
+from bot.handlers.weather_cues import WEATHER_CUES
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
 from bot.notes import discord_part as notes_discord
@@ -34,11 +38,13 @@ class Feature:
     name: str
     register: Callable[[AppBuilder, Deps], None]
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
+    # What sends a mention to the feature's handler (the router reads them in this order).
+    cues: tuple[Cue, ...] = ()
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("reminders", reminders.register, reminders_discord.register),
-    Feature("weather", weather.register, weather_discord.register),
+    Feature("reminders", reminders.register, reminders_discord.register, REMINDER_CUES),
+    Feature("weather", weather.register, weather_discord.register, WEATHER_CUES),
     Feature("chat", chat.register, chat_discord.register),
     Feature("knowledge", knowledge.register, knowledge_discord.register),
     Feature("notes", notes.register, notes_discord.register),
@@ -46,6 +52,15 @@ FEATURES: tuple[Feature, ...] = (
     Feature("channels", channels.register, channels_discord.register),
     Feature("catchup", catchup.register, catchup_discord.register),
 )
+
+
+# The keyword router, with every feature's cues.
+ROUTER = Router([item for feature in FEATURES for item in feature.cues])
+
+
+def route(text: str) -> Route:
+    """Pick the handler for a mention's text (without the mention itself)."""
+    return ROUTER.route(text)
 
 
 def register_features(app: AppBuilder, deps: Deps) -> None:

@@ -14,20 +14,20 @@ from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
-from bot.handlers.reminder_cues import REMINDER_CUES
 from bot.handlers.router import Route, Router
 from bot.handlers.shapes import Cue
-from bot.handlers.weather_cues import WEATHER_CUES
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
 from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
 from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
+from bot.reminders.cues import REMINDER_CUES
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
 from bot.weather import discord_part as weather_discord
 from bot.weather import feature as weather
+from bot.weather.cues import WEATHER_CUES
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kb_search import write_corpus
 
-import bot.storage.knowledge  # noqa: F401 - registers the kb tables
+import bot.knowledge.table  # noqa: F401 - registers the kb tables
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner, page_line
 from bot.runtime.clock import ManualClock

@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kb_outline import coverage, token_counter
 from kb_search import percentile, write_corpus
 
-import bot.storage.knowledge  # noqa: F401 - registers the kb tables
+import bot.knowledge.table  # noqa: F401 - registers the kb tables
 from bot.knowledge.documents import parse_document
 from bot.knowledge.embeddings import LiteLLMEmbedder, unit
 from bot.knowledge.index import KnowledgeIndex

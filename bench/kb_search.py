@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bot.storage.knowledge  # noqa: F401 - registers the kb tables
+import bot.knowledge.table  # noqa: F401 - registers the kb tables
 from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
 from bot.runtime.clock import ManualClock

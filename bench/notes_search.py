@@ -23,9 +23,9 @@ from sqlalchemy import select
 
 from bot.members.permissions import Person
 from bot.notes import MAX_NOTES_PER_SERVER, Notebook
+from bot.notes.table import Note
 from bot.runtime.clock import ManualClock
 from bot.storage.engine import create_database
-from bot.storage.notes import Note
 from bot.storage.tables import metadata
 
 WORDS = [

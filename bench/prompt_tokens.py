@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.agent.llm.provider import import_litellm
 from bot.agent.loop import RunRequest
 from bot.app.core import Core, build_core
-from bot.handlers.router import route
+from bot.app.features import route
 from bot.runtime.clock import ManualClock
 from bot.settings import load_settings
 from tests.fakes.llm_server import ChatRequest, ScriptedLLM, text

@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sqlalchemy.engine import make_url
 
+from bot.reminders.table import ReminderState
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
-from bot.storage.reminders import ReminderState
 from tests.e2e.harness import bot_environment
 from tests.e2e.processes import (
     BotProcess,

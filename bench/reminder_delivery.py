@@ -39,15 +39,15 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy import insert, update
 from sqlalchemy.engine import make_url
 
-from bot.discord_ui.reminders.sender import DiscordReminderSender
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.ledger import DeliveryLedger
+from bot.reminders.discord_part.sender import DiscordReminderSender
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import SystemClock
 from bot.servers.config import ServerConfig
 from bot.servers.directory import ServerDirectory
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
-from bot.storage.reminders import Reminder, ReminderState
 from tests.fakes.discord_server import (
     GUILD_ID,
     HANA_ID,

@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from runner_up_cost import request_bytes
 
-from bot.handlers.router import GENERAL, Route, route
+from bot.app.features import route
+from bot.handlers.router import GENERAL, Route
 from bot.text.analysis import warm_up
 from tests.handlers.routing_corpus import (
     HANDLERS,

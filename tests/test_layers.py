@@ -1,6 +1,9 @@
 """The house's layers (docs/architecture.md) hold in the code: imports only go down, no circles.
 
-The map in docs/architecture.md names the same layers; this test is what keeps it true.
+A feature is one package: its core never imports `discord`, its Discord part
+(`bot/<feature>/discord_part/`) may, and features never import each other. The shared layers
+know no feature: features register into them. The map in docs/architecture.md names the same
+layers; this test is what keeps it true.
 """
 
 from __future__ import annotations
@@ -13,22 +16,18 @@ import pytest
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
+# The features: every package of bot/ with a feature.py (a new feature needs no line here), and
+# the tools from outside, which register at run time.
 FEATURES = (
-    "bot.reminders",
-    "bot.weather",
-    "bot.chat",
-    "bot.knowledge",
-    "bot.notes",
+    *sorted(f"bot.{path.parent.name}" for path in BOT.glob("*/feature.py")),
     "bot.extools",
-    "bot.tasks",
-    "bot.channels",
-    "bot.catchup",
 )
-# A feature's Discord part (its slash commands, buttons and posts): `bot/<feature>/discord/` or
-# `bot/<feature>/discord_part.py`. It may import discord, the Discord layer and its own feature.
-FEATURE_DISCORD_PARTS = tuple(
-    f"{feature}.{part}" for feature in FEATURES for part in ("discord", "discord_part")
-)
+# A feature's Discord part (its slash commands, buttons and posts): `bot/<feature>/discord_part/`.
+# It may import discord, the Discord layer and its own feature.
+FEATURE_DISCORD_PARTS = tuple(f"{feature}.discord_part" for feature in FEATURES)
+# The Discord layer's own commands (/otomo tools) show the tools from outside: the one feature
+# the shared layers still name.
+KNOWN_TO_THE_DISCORD_LAYER = ("bot.extools",)
 # Top to bottom. A package may import packages of lower layers and itself; packages that share a
 # layer never import each other (features are peers: each stands on the layers below it alone).
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -215,7 +214,10 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 @pytest.mark.parametrize(
     ("packages", "library"),
     [(DISCORD_FREE, "discord"), (SQL_FREE, "sqlalchemy")],
-    ids=["nothing-below-the-discord-layer-imports-discord", "no-sql-outside-storage-and-services"],
+    ids=[
+        "a-features-core-and-the-layers-below-never-import-discord",
+        "no-sql-outside-storage-and-services",
+    ],
 )
 def test_libraries_stay_in_their_layers(packages: tuple[str, ...], library: str) -> None:
     wrong = [
@@ -228,12 +230,25 @@ def test_libraries_stay_in_their_layers(packages: tuple[str, ...], library: str)
     assert wrong == []
 
 
-def test_a_features_discord_part_imports_no_other_feature() -> None:
+def test_features_never_import_each_other() -> None:
+    # Core or Discord part alike: a feature stands on the shared layers alone.
     wrong = [
         f"{module} -> {target}"
         for module, targets in GRAPH.items()
-        if (part := _owner(module, FEATURE_DISCORD_PARTS))
+        if (here := _owner(module, FEATURES))
         for target in targets
-        if (feature := _owner(target, FEATURES)) and not part.startswith(feature + ".")
+        if (there := _owner(target, FEATURES)) and there != here
+    ]
+    assert wrong == []
+
+
+def test_the_shared_discord_layer_knows_no_feature() -> None:
+    # Features hand it their commands, buttons, hooks and posts through DiscordBuilder.
+    wrong = [
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if _owner(module, ("bot.discord_ui",))
+        for target in targets
+        if _owner(target, FEATURES) and not _owner(target, KNOWN_TO_THE_DISCORD_LAYER)
     ]
     assert wrong == []

@@ -90,8 +90,8 @@ async def _db(settings: Settings, action: str) -> int:
 
 async def _console(settings: Settings) -> int:
     from bot.app.console import Console, ConsoleLog
-    from bot.app.console_reminders import terminal_delivery
     from bot.app.core import build_core
+    from bot.reminders.console import terminal_delivery
     from bot.runtime.log import setup_logging
 
     # Warnings and errors only (no migration chatter), printed above the prompt, never into it.
@@ -106,7 +106,14 @@ async def _console(settings: Settings) -> int:
     console = Console(core.agent, core.approvals)
     terminal.attach(console.announce)
     # Reminders made here are printed here when due, as long as the console runs.
-    reminders = terminal_delivery(core, console.announce)
+    reminders = terminal_delivery(
+        core.database.sessions,
+        core.clock,
+        core.scheduler,
+        core.deps.due_times,
+        core.database.health,
+        console.announce,
+    )
     core.scheduler.start()
     await reminders.start()
     if core.loop_watch is not None:

@@ -12,7 +12,7 @@ from typing import TextIO
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService, Decision
 from bot.agent.loop import Agent, RunRequest
-from bot.handlers.router import route
+from bot.app.features import route
 from bot.i18n import answers
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID
 from bot.runtime.redaction import redact

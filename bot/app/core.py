@@ -170,6 +170,7 @@ async def build_core(
         servers,
         settings.server_data_retention_days,
         knowledge_dir=settings.knowledge_base_dir,
+        tables=builder.server_tables(),
     )
     retention = Retention.from_settings(database.sessions, clock, settings)
     retention.also(membership.forget_departed)

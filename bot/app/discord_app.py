@@ -12,7 +12,7 @@ from typing import Any
 from bot.agent.conversation.memory import ConversationMemory
 from bot.agent.llm.usage import usage_by_day
 from bot.app.core import Core, build_core
-from bot.app.features import register_discord_parts
+from bot.app.features import ROUTER, register_discord_parts
 from bot.app.jobs import schedule_jobs
 from bot.app.operations import Operations
 from bot.app.preflight import preflight
@@ -24,8 +24,13 @@ from bot.app.start_failures import (
     intents_hint,
 )
 from bot.discord_ui.answering.asking import AskAboutMessage
+from bot.discord_ui.answering.conversation import Conversations, Staff
+from bot.discord_ui.answering.live import BackgroundTasks, LiveRuns
+from bot.discord_ui.answering.stopping import StopControl
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.builder import DiscordBuilder
+from bot.discord_ui.cards.decisions import ApprovalDesk
+from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.client import OtomoBot, point_discord_py_at
 from bot.discord_ui.commands.core import CoreCommands
 from bot.discord_ui.commands.memory import MemoryCommands
@@ -33,15 +38,16 @@ from bot.discord_ui.commands.model import ModelCommands
 from bot.discord_ui.commands.server_settings import ServerSettingsCommands
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.operations import (
-    MeteredReminders,
     rate_limit_trace,
 )
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminders.sender import DiscordReminderSender
 from bot.discord_ui.welcome import Arrivals
 from bot.reminders.delivery.engine import DeliveryEngine
+from bot.reminders.delivery.metered import MeteredReminders
 from bot.reminders.delivery.scope import DISCORD_REMINDERS
+from bot.reminders.discord_part.sender import DiscordReminderSender
 from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.message_claims import MessageClaims
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings
 from bot.storage.command_syncs import CommandSyncs
@@ -63,24 +69,20 @@ class App:
         # One process syncs slash commands: the one running shard 0 (the only one, usually).
         syncs = 0 in settings.shard_plan.ids
         client_options.setdefault("http_trace", rate_limit_trace(metrics))
+        runs, tasks = LiveRuns(), BackgroundTasks()
         self.bot = OtomoBot(
             settings=settings,
-            agent=core.agent,
-            approvals=core.approvals,
-            preferences=core.preferences,
             database_health=core.database.health,
             permissions=core.permissions,
+            runs=runs,
+            tasks=tasks,
             cogs=parts.commands,
             on_ready_hooks=[self.on_ready_once],
             on_connect_hooks=[self.on_connect_once],
             message_hooks=parts.message_hooks,
-            reminder_actions=parts.reminder_actions,
-            metrics=metrics,
-            threads=Threads(core.threads, core.servers, core.clock.now),
-            servers=core.servers,
-            budgets=core.budgets,
+            buttons=parts.buttons,
+            feature_clicks=parts.clicks,
             arrivals=Arrivals(core.membership),
-            listener=parts.listener,
             command_sync=(
                 CommandSync(
                     CommandSyncs(core.database.sessions), core.clock.now, settings.dev_guild_id
@@ -89,6 +91,35 @@ class App:
                 else None
             ),
             **client_options,
+        )
+        staff = Staff(
+            settings=settings,
+            agent=core.agent,
+            approvals=core.approvals,
+            preferences=core.preferences,
+            cards=CardOwner(self.bot.get_partial_messageable, core.agent.records, core.agent.clock),
+            runs=runs,
+            tasks=tasks,
+            health=core.database.health,
+            permissions=core.permissions,
+            threads=Threads(core.threads, core.servers, core.clock.now),
+            router=ROUTER,
+            metrics=metrics,
+            servers=core.servers,
+            budgets=core.budgets,
+            claims=MessageClaims(
+                core.agent.sessions,
+                core.agent.records.executor,
+                clock=core.agent.clock,
+                health=core.database.health,
+            ),
+            listener=parts.listener,
+        )
+        self.bot.answer_with(
+            staff,
+            Conversations(staff, self.bot),
+            ApprovalDesk(staff, self.bot.get_partial_messageable),
+            StopControl(runs, core.permissions),
         )
         shards = settings.shard_plan
         sender = MeteredReminders(

@@ -5,21 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app import discord_parts
 from bot.app.services import Deps
 from bot.catchup import discord_part as catchup_discord
 from bot.catchup import feature as catchup
 from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
+from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
+from bot.handlers.router import Route, Router
+from bot.handlers.shapes import Cue
+from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
+from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
+from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
+from bot.reminders.cues import REMINDER_CUES
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
+from bot.weather import discord_part as weather_discord
 from bot.weather import feature as weather
+from bot.weather.cues import WEATHER_CUES
 
 
 @dataclass(frozen=True)
@@ -30,18 +38,29 @@ class Feature:
     name: str
     register: Callable[[AppBuilder, Deps], None]
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
+    # What sends a mention to the feature's handler (the router reads them in this order).
+    cues: tuple[Cue, ...] = ()
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("reminders", reminders.register, discord_parts.reminders),
-    Feature("weather", weather.register, discord_parts.weather),
-    Feature("chat", chat.register, discord_parts.chat),
-    Feature("knowledge", knowledge.register, discord_parts.knowledge),
-    Feature("notes", notes.register, discord_parts.notes),
+    Feature("reminders", reminders.register, reminders_discord.register, REMINDER_CUES),
+    Feature("weather", weather.register, weather_discord.register, WEATHER_CUES),
+    Feature("chat", chat.register, chat_discord.register),
+    Feature("knowledge", knowledge.register, knowledge_discord.register),
+    Feature("notes", notes.register, notes_discord.register),
     Feature("tasks", tasks.register, tasks_discord.register),
     Feature("channels", channels.register, channels_discord.register),
     Feature("catchup", catchup.register, catchup_discord.register),
 )
+
+
+# The keyword router, with every feature's cues.
+ROUTER = Router([item for feature in FEATURES for item in feature.cues])
+
+
+def route(text: str) -> Route:
+    """Pick the handler for a mention's text (without the mention itself)."""
+    return ROUTER.route(text)
 
 
 def register_features(app: AppBuilder, deps: Deps) -> None:

@@ -7,6 +7,7 @@ import asyncio
 
 from bot.agent.runs import PromptInput
 from bot.chat.persona import chat_context, chat_instructions, persona_text
+from bot.chat.table import TipRecord, WordPoolEntry
 from bot.chat.tips import TOPICS_NEEDED
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.words import mention_topic
@@ -47,3 +48,4 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
     app.add_context(chat_topics, handlers=[router.CHAT])
     app.on_start(deps.word_pool.start)
     app.on_close(deps.word_pool.close)
+    app.forget_with_server(WordPoolEntry, TipRecord)

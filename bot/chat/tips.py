@@ -16,6 +16,7 @@ from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.chat.persona import persona_text
+from bot.chat.table import WORD_MAX_CHARS, TipRecord
 from bot.chat.word_pool import Topic
 from bot.i18n import Language, posts
 from bot.runtime.clock import Clock
@@ -23,7 +24,6 @@ from bot.runtime.fresh import FreshFor
 from bot.runtime.send_failures import post_scheduled
 from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
-from bot.storage.chat import WORD_MAX_CHARS, TipRecord
 
 log = logging.getLogger(__name__)
 

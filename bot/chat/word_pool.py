@@ -27,12 +27,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql.elements import ColumnElement
 
+from bot.chat.table import LEGACY_GUILD, WordPoolEntry
 from bot.chat.words import extract_words
 from bot.runtime.clock import Clock
 from bot.runtime.fresh import FreshFor
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
-from bot.storage.chat import LEGACY_GUILD, WordPoolEntry
 from bot.storage.engine import write_sessions
 from bot.storage.outage import DatabaseHealth
 

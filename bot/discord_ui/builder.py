@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import discord
 from apscheduler.schedulers.base import BaseScheduler
@@ -12,7 +13,6 @@ from bot.agent.loop import Agent
 from bot.discord_ui.answering.conversation import Listener
 from bot.discord_ui.client import CogFactory
 from bot.discord_ui.posting import ChannelPoster
-from bot.discord_ui.reminders.buttons import ReminderActions
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock
@@ -25,6 +25,7 @@ from bot.settings import Settings
 from bot.storage import Database
 
 MessageHook = Callable[[discord.Message], None]
+Button = type[discord.ui.DynamicItem[Any]]
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,9 @@ class DiscordBuilder:
     # Each server's scheduled posts by kind (daily weather, tips): how to post one, given
     # the poster (bot/servers/posts.py decides when).
     server_posts: dict[str, Callable[[ChannelPoster], PostFor]] = field(default_factory=dict)
-    reminder_actions: ReminderActions | None = None
+    # Persistent buttons of the features, and what their clicks reach (see buttons.py).
+    buttons: list[Button] = field(default_factory=list)
+    clicks: dict[str, object] = field(default_factory=dict)
     # What a feature's Discord part may run on: the agent (unattended runs), the scheduler
     # (jobs in every process), the database, budgets, and the servers joined and
     # left (to forget a departed server's rows), the process's metrics.
@@ -86,6 +89,10 @@ class DiscordBuilder:
         """Answer questions without a mention where the listener hears them."""
         self.listener = listener
 
-    def answer_reminder_buttons(self, actions: ReminderActions) -> None:
-        """What the Snooze / Done buttons under delivered reminders do."""
-        self.reminder_actions = actions
+    def add_buttons(self, *buttons: Button, clicks: tuple[str, object] | None = None) -> None:
+        """Persistent buttons (found again after a restart) and, under a name, what their
+        clicks reach (ButtonTargets.feature_clicks)."""
+        self.buttons.extend(buttons)
+        if clicks is not None:
+            name, target = clicks
+            self.clicks[name] = target

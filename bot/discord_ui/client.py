@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import discord
@@ -12,31 +12,19 @@ import yarl
 from discord import app_commands
 from discord.ext import commands
 
-from bot.agent.approvals.service import ApprovalService
-from bot.agent.loop import Agent
-from bot.discord_ui.answering.conversation import Conversations, Listener, Staff
+from bot.discord_ui.answering.conversation import Conversations, Staff
 from bot.discord_ui.answering.live import SHUTDOWN_GRACE_SECONDS, BackgroundTasks, LiveRuns
 from bot.discord_ui.answering.stopping import StopControl
-from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.application import invite_url
 from bot.discord_ui.cards.decisions import ApprovalDesk
-from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.commands.sync import CommandSync
 from bot.discord_ui.commands.translator import CatalogTranslator
 from bot.discord_ui.failures import tell_failure
 from bot.discord_ui.persistent_buttons import ApprovalButton, StopButton
-from bot.discord_ui.reminders.buttons import ConsentButton, ReminderActions, ReminderButton
 from bot.discord_ui.welcome import Arrivals
 from bot.members.permissions import Permissions
-from bot.members.preferences import UserPreferences
-from bot.runtime.message_claims import MessageClaims
-from bot.runtime.metrics import Metrics
-from bot.servers.budgets import Budgets
-from bot.servers.config import defaults_of
-from bot.servers.directory import ServerDirectory
 from bot.settings import Settings
 from bot.storage.outage import DatabaseHealth
-from bot.storage.threads import BotThreads
 
 log = logging.getLogger(__name__)
 
@@ -76,23 +64,18 @@ class OtomoBot(commands.AutoShardedBot):
         self,
         *,
         settings: Settings,
-        agent: Agent,
-        approvals: ApprovalService,
-        preferences: UserPreferences,
-        database_health: DatabaseHealth | None = None,
-        permissions: Permissions | None = None,
+        database_health: DatabaseHealth,
+        permissions: Permissions,
+        runs: LiveRuns,
+        tasks: BackgroundTasks,
         cogs: Sequence[CogFactory] = (),
         on_ready_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         on_connect_hooks: Sequence[Callable[[], Awaitable[None]]] = (),
         message_hooks: Sequence[Callable[[discord.Message], None]] = (),
-        reminder_actions: ReminderActions | None = None,
-        metrics: Metrics | None = None,
+        buttons: Sequence[type[discord.ui.DynamicItem[Any]]] = (),
+        feature_clicks: Mapping[str, object] | None = None,
         command_sync: CommandSync | None = None,
-        threads: Threads | None = None,
-        servers: ServerDirectory | None = None,
-        budgets: Budgets | None = None,
         arrivals: Arrivals | None = None,
-        listener: Listener | None = None,
         **options: Any,
     ) -> None:
         super().__init__(
@@ -110,41 +93,10 @@ class OtomoBot(commands.AutoShardedBot):
             **options,
         )
         self.settings = settings
-        self.database_health = database_health or DatabaseHealth()
-        self.permissions = permissions or Permissions.from_settings(settings)
-        self.tasks = BackgroundTasks()
-        self.runs = runs = LiveRuns()
-        # Without a directory every server has the environment's settings.
-        directory = servers or ServerDirectory(agent.sessions, agent.clock, defaults_of(settings))
-        self.threads = threads or Threads(BotThreads(agent.sessions), directory, agent.clock.now)
-        staff = Staff(
-            settings=settings,
-            agent=agent,
-            approvals=approvals,
-            preferences=preferences,
-            cards=CardOwner(self.get_partial_messageable, agent.records, agent.clock),
-            runs=runs,
-            tasks=self.tasks,
-            health=self.database_health,
-            permissions=self.permissions,
-            threads=self.threads,
-            metrics=metrics or Metrics(),
-            servers=servers,
-            budgets=budgets,
-            claims=MessageClaims(
-                agent.sessions,
-                agent.records.executor,
-                clock=agent.clock,
-                health=self.database_health,
-            ),
-            listener=listener,
-        )
-        # What answering needs; a feature's unattended runs draw their cards through it too.
-        self.staff = staff
-        self.conversations = Conversations(staff, self)
-        # What the persistent buttons reach (see buttons.ButtonTargets).
-        self.approval_clicks = ApprovalDesk(staff, self.get_partial_messageable)
-        self.stop_clicks = StopControl(runs, self.permissions)
+        self.database_health = database_health
+        self.permissions = permissions
+        self.tasks = tasks
+        self.runs = runs
         self._cog_factories = list(cogs)
         self.arrivals = arrivals
         self._on_ready_hooks = list(on_ready_hooks)
@@ -152,10 +104,27 @@ class OtomoBot(commands.AutoShardedBot):
         self._connected_once = False
         self._syncing: asyncio.Future[None] | None = None
         self._message_hooks = list(message_hooks)
-        self.reminder_actions = reminder_actions
+        self._buttons = list(buttons)
+        self.feature_clicks = dict(feature_clicks or {})
         self._command_sync = command_sync
         self.tree.error(self._on_app_command_error)
         self._ready_once = False
+
+    def answer_with(
+        self,
+        staff: Staff,
+        conversations: Conversations,
+        approval_clicks: ApprovalDesk,
+        stop_clicks: StopControl,
+    ) -> None:
+        """Take the answering parts the composition root built around this client (they post
+        through it), before it logs in."""
+        # What answering needs; a feature's unattended runs draw their cards through it too.
+        self.staff = staff
+        self.conversations = conversations
+        # What the persistent buttons reach (see buttons.ButtonTargets).
+        self.approval_clicks = approval_clicks
+        self.stop_clicks = stop_clicks
 
     async def _on_app_command_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
@@ -170,7 +139,7 @@ class OtomoBot(commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         """Register persistent buttons and cogs, say where to invite the bot."""
-        self.add_dynamic_items(ApprovalButton, StopButton, ReminderButton, ConsentButton)
+        self.add_dynamic_items(ApprovalButton, StopButton, *self._buttons)
         await self.tree.set_translator(CatalogTranslator())
         for factory in self._cog_factories:
             await self.add_cog(factory(self))

@@ -4,6 +4,7 @@ carries everything needed (`apv:<approval id>:<action>`, `stop:<run id>`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol, Self, cast
 
 import discord
@@ -50,27 +51,13 @@ class StopClicks(Protocol):
         """Stop was clicked."""
 
 
-class ReminderClicks(Protocol):
-    """Where the buttons under a delivered reminder send their clicks."""
-
-    async def on_click(
-        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
-    ) -> None:
-        """Snooze / Done was clicked."""
-
-    async def on_consent(
-        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
-    ) -> None:
-        """Accept / Decline / Stop all was clicked under a request to remind a member."""
-
-
 class ButtonTargets(Protocol):
     """What the client that received a click offers the buttons (and nothing more)."""
 
     approval_clicks: ApprovalClicks
     stop_clicks: StopClicks
-    # None when the bot runs without the reminders feature.
-    reminder_actions: ReminderClicks | None
+    # What each feature's buttons reach, by the name the feature registered it under.
+    feature_clicks: Mapping[str, object]
     # Whether the database answers: a click that fails while it is away gets that sentence.
     database_health: DatabaseHealth
 

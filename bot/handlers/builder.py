@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from bot.agent.runs import Handler
 from bot.agent.tools import Tool, ToolRegistry
@@ -43,6 +44,7 @@ class AppBuilder:
         self._parts = HandlerParts()
         self._starts: list[Start] = []
         self._closes: list[Close] = []
+        self._server_tables: list[type[Any]] = []
 
     def add_tools(self, tools: Sequence[Tool], *, offered_in: Sequence[str]) -> None:
         """Register tools and offer them in these handlers."""
@@ -68,6 +70,14 @@ class AppBuilder:
     def on_close(self, close: Close) -> None:
         """Await close when the bot stops."""
         self._closes.append(close)
+
+    def forget_with_server(self, *tables: type[Any]) -> None:
+        """Delete these tables' rows (by guild_id) when a departed server is forgotten."""
+        self._server_tables.extend(tables)
+
+    def server_tables(self) -> tuple[type[Any], ...]:
+        """The features' tables holding a server's rows, in the order they registered."""
+        return tuple(self._server_tables)
 
     def handlers(self) -> dict[str, Handler]:
         """The handlers with every registered tool and section."""

@@ -1,12 +1,11 @@
-"""The cues that score each handler: reminders and weather in their own modules, and here chat
-and general, and every cue in the order the router reads them.
+"""The four handlers' names, and the cues that score chat and general; the reminder and weather
+cues are their features' (the router receives them through the feature list).
 
 Patterns run on the normalised text (see bot.handlers.shapes); weights add up per handler.
 """
 
 from __future__ import annotations
 
-from bot.handlers.reminder_cues import REMINDER, REMINDER_CUES
 from bot.handlers.shapes import (
     CLOCK,
     DAY,
@@ -23,12 +22,14 @@ from bot.handlers.shapes import (
     Cue,
     cue,
 )
-from bot.handlers.weather_cues import WEATHER, WEATHER_CUES
 
-__all__ = ["CHAT", "GENERAL", "HANDLER_CUES", "REMINDER", "WEATHER"]
+__all__ = ["CHAT", "GENERAL", "REMINDER", "SHARED_CUES", "WEATHER"]
 
 CHAT = "chat"
 GENERAL = "general"
+# The tool handlers: the features that offer them register their cues.
+REMINDER = "reminder"
+WEATHER = "weather"
 
 # Chat: small talk, and remarks or stories that mention a handler's words without asking.
 CHAT_CUES: tuple[Cue, ...] = (
@@ -145,4 +146,5 @@ GENERAL_CUES: tuple[Cue, ...] = (
     ),
 )
 
-HANDLER_CUES = REMINDER_CUES + WEATHER_CUES + CHAT_CUES + GENERAL_CUES
+# Read after the features' cues.
+SHARED_CUES = CHAT_CUES + GENERAL_CUES

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.handlers.cues import CHAT, GENERAL, HANDLER_CUES, REMINDER, WEATHER
+from bot.handlers.cues import CHAT, GENERAL, REMINDER, SHARED_CUES, WEATHER
 from bot.handlers.shapes import (
     CLOCK,
     DAY,
@@ -29,8 +30,8 @@ __all__ = [
     "TOOL_HANDLERS",
     "WEATHER",
     "Route",
+    "Router",
     "handler_key",
-    "route",
 ]
 
 # A tool handler needs at least this score, and more than any other handler: chat sent to the
@@ -136,11 +137,21 @@ def _read(text: str) -> _Reading:
     return _Reading(folded, lemmas, frozenset(signals))
 
 
-def route(text: str) -> Route:
-    """Pick the handler for a mention's text (without the mention itself)."""
+class Router:
+    """Routes a mention's text by the cues the features registered, then chat's and general's."""
+
+    def __init__(self, cues: Sequence[Cue]) -> None:
+        self.cues = (*cues, *SHARED_CUES)
+
+    def route(self, text: str) -> Route:
+        """Pick the handler for a mention's text (without the mention itself)."""
+        return _route(self.cues, text)
+
+
+def _route(cues: Sequence[Cue], text: str) -> Route:
     reading = _read(text)
     found: dict[str, list[Cue]] = defaultdict(list)
-    for item in HANDLER_CUES:
+    for item in cues:
         if _applies(item, reading, reading.signals):
             found[item.target].append(item)
     total = {name: sum(c.weight for c in found[name]) for name in (*TOOL_HANDLERS, CHAT, GENERAL)}

@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.knowledge.analysis import ANALYZER_VERSION, DocumentAnalysis
 from bot.knowledge.places import place_of
+from bot.knowledge.table import KnowledgeDocument
 from bot.storage.engine import write_sessions
-from bot.storage.knowledge import KnowledgeDocument
 
 _BATCH = 500
 

@@ -9,9 +9,9 @@ from enum import StrEnum
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.knowledge.table import KnowledgeChange
 from bot.members.permissions import Person
 from bot.servers import ServerScope
-from bot.storage.knowledge import KnowledgeChange
 
 MAX_NAME_CHARS = 100
 

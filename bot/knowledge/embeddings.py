@@ -22,8 +22,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.llm.provider import import_litellm
+from bot.knowledge.table import KnowledgeEmbedding
 from bot.settings import Settings
-from bot.storage.knowledge import KnowledgeEmbedding
 
 # Texts per embedding request: providers cap a request's inputs (OpenAI: 2,048).
 BATCH_TEXTS = 64

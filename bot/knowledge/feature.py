@@ -11,6 +11,7 @@ from bot.handlers.builder import AppBuilder, Section
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
 from bot.knowledge.ranking import KnowledgeHit
+from bot.knowledge.table import KnowledgeChange, KnowledgeDocument
 from bot.knowledge.tools import KNOWLEDGE_TOOLS, KnowledgeDeps
 from bot.knowledge.web_search import web_tools
 from bot.servers import ServerScope
@@ -164,3 +165,4 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     app.add_context(excerpts, handlers=[router.GENERAL, router.CHAT])
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)
+    app.forget_with_server(KnowledgeDocument, KnowledgeChange)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.storage.notes import Note
+from bot.notes.table import Note
 
 
 class NoteError(Exception):

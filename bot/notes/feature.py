@@ -10,6 +10,7 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.notes.notebook import Notebook
+from bot.notes.table import Note
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
 from bot.text.clip import clip
 
@@ -72,3 +73,4 @@ def register(app: AppBuilder, deps: NotesDeps) -> None:
     app.add_tools(NOTE_TOOLS, offered_in=[router.GENERAL])
     app.add_section(notes_instructions, handlers=[router.GENERAL])
     app.add_context(matching_notes, handlers=[router.GENERAL])
+    app.forget_with_server(Note)

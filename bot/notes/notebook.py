@@ -16,9 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.members.permissions import Person
 from bot.notes.display import NoteError, NoteHit, NotePage, NoteView
 from bot.notes.search import note_terms, rank_notes
+from bot.notes.table import NOTE_TITLE_CHARS, Note
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
-from bot.storage.notes import NOTE_TITLE_CHARS, Note
 from bot.text.clip import clip
 
 # (id, title and body, terms) per note.

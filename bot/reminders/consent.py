@@ -14,9 +14,9 @@ from bot.i18n import Language, moment, replies
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import NotReminderOwner, ReminderClosed, ReminderNotFound
 from bot.reminders.row_changes import cancelled
+from bot.reminders.table import Consent, Reminder, ReminderBlock, ReminderState
 from bot.runtime.clock import Clock
 from bot.storage.engine import one_writer, write_sessions
-from bot.storage.reminders import Consent, Reminder, ReminderBlock, ReminderState
 
 ACCEPT = "accept"
 DECLINE = "decline"

@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bot.reminders.table import Reminder
 from bot.schedule.repeat import RepeatRule, load_rule
 from bot.schedule.times import local_iso, local_text
 from bot.schedule.words import summary
-from bot.storage.reminders import Reminder
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.reminders.instructions import reminder_instructions
+from bot.reminders.table import Reminder, ReminderBlock
 from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
 
 
@@ -19,3 +20,4 @@ def register(app: AppBuilder, deps: ReminderDeps) -> None:
     """Offer the reminder tools and add the reminder instructions."""
     app.add_tools(REMINDER_TOOLS, offered_in=[router.REMINDER, router.GENERAL])
     app.add_section(reminder_section, handlers=[router.REMINDER])
+    app.forget_with_server(Reminder, ReminderBlock)

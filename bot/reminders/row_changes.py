@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from bot.storage.reminders import ReminderState
+from bot.reminders.table import ReminderState
 
 # What a one-time snooze copy of a repeating reminder takes from its series.
 COPIED_COLUMNS = (

@@ -22,6 +22,7 @@ from bot.reminders.errors import (
 )
 from bot.reminders.recipients import Target
 from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
+from bot.reminders.table import Consent, Reminder, ReminderBlock, ReminderState
 from bot.runtime.clock import Clock
 from bot.schedule.repeat import (
     RepeatRule,
@@ -34,7 +35,6 @@ from bot.schedule.repeat import (
 from bot.schedule.times import local_iso, parse_local_wall
 from bot.settings import Settings
 from bot.storage.engine import one_writer, write_sessions
-from bot.storage.reminders import Consent, Reminder, ReminderBlock, ReminderState
 
 MAX_LISTED = 25
 # Discord display names are at most 32 characters; the column allows some slack.

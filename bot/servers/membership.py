@@ -13,6 +13,7 @@ import shutil
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -21,26 +22,16 @@ from bot.runtime.clock import Clock
 from bot.servers.directory import ServerDirectory
 from bot.servers.scope import ServerScope
 from bot.storage.agent import ApprovalRequest, LLMCall, ToolGrant
-from bot.storage.chat import TipRecord, WordPoolEntry
 from bot.storage.engine import one_writer, write_sessions
-from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 from bot.storage.model_choice import GuildModel
-from bot.storage.notes import Note
-from bot.storage.reminders import Reminder, ReminderBlock
 from bot.storage.servers import ScheduledPostRow, ServerRow, ServerSettingsRow
 
 log = logging.getLogger(__name__)
 
-# Tables holding a server's rows by guild_id; features with rows elsewhere add a forgetter.
+# The shared tables holding a server's rows by guild_id; each feature names its own tables
+# (AppBuilder.forget_with_server) or adds a forgetter.
 _SERVER_TABLES = (
-    KnowledgeDocument,
-    KnowledgeChange,
-    WordPoolEntry,
-    TipRecord,
     ToolGrant,
-    Note,
-    Reminder,
-    ReminderBlock,
     ApprovalRequest,
     LLMCall,
     GuildModel,
@@ -63,6 +54,7 @@ class Membership:
         retention_days: int,
         forgetters: Sequence[Forgetter] = (),
         knowledge_dir: Path | None = None,
+        tables: Sequence[type[Any]] = (),
     ) -> None:
         self._sessions = sessions
         # Read-then-write transactions: on SQLite they take the write lock at BEGIN.
@@ -71,6 +63,8 @@ class Membership:
         self._servers = servers
         self.retention_days = retention_days
         self._forgetters = list(forgetters)
+        # The features' tables first, then the shared ones (none refers to another).
+        self._tables: tuple[type[Any], ...] = (*tables, *_SERVER_TABLES)
         # The server's own knowledge files live under it (servers/<guild id>/).
         self._knowledge_dir = knowledge_dir
 
@@ -162,10 +156,8 @@ class Membership:
                 deleted += sum(1 for p in path.rglob("*") if p.is_file())
                 await asyncio.to_thread(shutil.rmtree, path, True)
         async with one_writer(self._sessions), self._writes() as session, session.begin():
-            for table in _SERVER_TABLES:
-                result = await session.execute(
-                    delete(table).where(table.guild_id == guild_id)  # type: ignore[attr-defined]
-                )
+            for table in self._tables:
+                result = await session.execute(delete(table).where(table.guild_id == guild_id))
                 deleted += int(getattr(result, "rowcount", 0) or 0)
             await session.execute(delete(ServerRow).where(ServerRow.guild_id == guild_id))
         self._servers.forget(guild_id)

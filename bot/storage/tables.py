@@ -1,16 +1,12 @@
-"""Imports every table module so `Base.metadata` describes the whole schema (Alembic reads it)."""
+"""Imports every shared table module; bot/app/schema.py adds the features' own tables."""
 
 from bot.storage import (
     agent,
-    chat,
     claims,
     command_syncs,
     external_tools,
-    knowledge,
     leases,
     model_choice,
-    notes,
-    reminders,
     servers,
     threads,
     users,
@@ -22,16 +18,12 @@ metadata = Base.metadata
 __all__ = [
     "Base",
     "agent",
-    "chat",
     "claims",
     "command_syncs",
     "external_tools",
-    "knowledge",
     "leases",
     "metadata",
     "model_choice",
-    "notes",
-    "reminders",
     "servers",
     "threads",
     "users",

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-import bot.storage.chat  # noqa: F401 - registers the chat tables on Base.metadata
+import bot.chat.table  # noqa: F401 - registers the chat tables on Base.metadata
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import func, select
 
+from bot.chat.table import TipRecord
 from bot.chat.tips import (
     FALLBACK_TOPICS,
     HISTORY_KEPT,
@@ -22,7 +23,6 @@ from bot.runtime.clock import ManualClock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.servers.config import in_quiet_hours
 from bot.settings import Settings
-from bot.storage.chat import TipRecord
 from bot.storage.engine import Database
 
 TOKYO = ZoneInfo("Asia/Tokyo")

@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.chat import word_pool as word_pool_module
+from bot.chat.table import LEGACY_GUILD, WordPoolEntry
 from bot.chat.word_pool import WordPool, decayed, load_topics
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
-from bot.storage.chat import LEGACY_GUILD, WordPoolEntry
 from bot.storage.engine import Database, create_database
 from tests.chat.conftest import NOW
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from sqlalchemy import insert, select
 
+from bot.reminders.table import Reminder, ReminderState
 from bot.storage import create_database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.fakes.discord.gateway import GatewayGate
 from tests.fakes.discord_server import GUILD_ID, HANA_ID, FakeChannel, FakeDiscord, Json, World
 from tests.fakes.netguard import child_env

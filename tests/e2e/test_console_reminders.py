@@ -10,9 +10,9 @@ import pytest
 from sqlalchemy import select
 
 from bot.app.console import CONSOLE_CHANNEL_ID, CONSOLE_USER_ID
+from bot.reminders.table import Reminder, ReminderState
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
-from bot.storage.reminders import Reminder, ReminderState
 from tests.e2e.test_console import start_console
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID
 from tests.fakes.llm_server import ScriptedLLM

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage.reminders import ReminderState
+from bot.reminders.table import ReminderState
 from tests.e2e.harness import bot_environment
 from tests.e2e.processes import (
     BotProcess,

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.members.permissions import Person
+from bot.notes.table import Note
 from bot.runtime.clock import ManualClock
-from bot.storage.notes import Note
 from bot.storage.servers import ServerRow
 from tests.conftest import START
 from tests.e2e.harness import RunningBot, running_bot

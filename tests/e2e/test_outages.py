@@ -21,9 +21,9 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from bot.i18n import answers
+from bot.reminders.table import ReminderState
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
-from bot.storage.reminders import ReminderState
 from tests.e2e.harness import bot_environment
 from tests.e2e.processes import (
     BotProcess,

@@ -18,11 +18,11 @@ from sqlalchemy import select
 from bot.reminders.delivery.engine import LEASE
 from bot.reminders.delivery.ledger import DeliveryLedger
 from bot.reminders.service import ReminderService
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import ManualClock
 from bot.settings import load_settings
 from bot.storage import create_database
 from bot.storage.migrate import upgrade
-from bot.storage.reminders import Reminder, ReminderState
 from tests.e2e.harness import RunningBot, bot_environment, running_bot
 from tests.fakes.discord_server import (
     GENERAL_CHANNEL_ID,

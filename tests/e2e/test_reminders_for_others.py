@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import select
 
 from bot.reminders.recipients import Member, Target
+from bot.reminders.table import Consent, Reminder, ReminderState
 from bot.runtime.clock import ManualClock
-from bot.storage.reminders import Consent, Reminder, ReminderState
 from tests.e2e.harness import RunningBot, custom_ids, running_bot
 from tests.fakes.discord.world import MEMBER_ROLE_ID, SEND_MESSAGES, World
 from tests.fakes.discord_server import (

@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
+from bot.reminders.table import Reminder
 from bot.runtime.clock import ManualClock
 from bot.schedule.repeat import RepeatRule
-from bot.storage.reminders import Reminder
 from bot.tasks.discord_part import TaskJobs
 from bot.tasks.service import TaskSpec
 from bot.tasks.table import RunStatus, Task, TaskRun

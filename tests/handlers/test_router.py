@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER, route
+from bot.app.features import route
+from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER
 from bot.handlers.typos import correct
 from bot.text.analysis import normalize
 from tests.handlers.routing_corpus import (

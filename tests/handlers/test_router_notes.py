@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers.router import GENERAL, REMINDER, route
+from bot.app.features import route
+from bot.handlers.router import GENERAL, REMINDER
 
 
 @pytest.mark.parametrize(

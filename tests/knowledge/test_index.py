@@ -13,8 +13,8 @@ from bot.knowledge import analysis
 from bot.knowledge import index as index_module
 from bot.knowledge.analysis import DocumentAnalysis, analyse_document
 from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.table import KnowledgeDocument
 from bot.runtime.clock import ManualClock
-from bot.storage.knowledge import KnowledgeDocument
 
 
 class CountingAnalyser:

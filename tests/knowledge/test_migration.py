@@ -11,8 +11,8 @@ from alembic.migration import MigrationContext
 from alembic.operations import Operations
 from sqlalchemy import MetaData, create_engine, inspect
 
+from bot.knowledge.table import KnowledgeChange, KnowledgeDocument
 from bot.storage.engine import NAMING_CONVENTION
-from bot.storage.knowledge import KnowledgeChange, KnowledgeDocument
 
 MIGRATION = Path(__file__).parents[2] / "migrations" / "versions" / "0005_knowledge.py"
 TABLES = {KnowledgeDocument.__tablename__, KnowledgeChange.__tablename__}

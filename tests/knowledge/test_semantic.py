@@ -16,10 +16,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.knowledge import semantic
 from bot.knowledge.embeddings import LiteLLMEmbedder
 from bot.knowledge.index import KnowledgeIndex
+from bot.knowledge.table import KnowledgeEmbedding
 from bot.runtime.clock import ManualClock
 from bot.servers import ServerScope
 from bot.settings import Settings
-from bot.storage.knowledge import KnowledgeEmbedding
 from tests.fakes.embedding_server import ScriptedEmbeddings, keyword_vectors
 from tests.knowledge.conftest import remembered_analysis, write_files
 

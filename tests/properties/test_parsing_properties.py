@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.agent.tools import ToolContext, parse_arguments, tool
 from bot.discord_ui.persistent_buttons import APPROVAL_ACTIONS, ApprovalButton, StopButton
-from bot.discord_ui.reminders.buttons import REMINDER_ACTIONS, ReminderButton
+from bot.reminders.discord_part.buttons import REMINDER_ACTIONS, ReminderButton
 
 PROPERTY_SETTINGS = settings(max_examples=200, deadline=None)
 IDS = st.integers(min_value=1, max_value=10**18 - 1)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-import bot.storage.reminders  # noqa: F401 - registers the table on Base.metadata
+import bot.reminders.table  # noqa: F401 - registers the table on Base.metadata
 from bot.agent.tools import ToolContext
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.runtime.pacing import SendPacer

@@ -16,13 +16,13 @@ from bot.reminders.delivery.claims import Claim, Posted
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.ledger import DeliveryLedger
 from bot.reminders.service import ReminderService
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import ManualClock
 from bot.runtime.pacing import SendPacer
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.runtime.shards import ShardPlan
 from bot.settings import Settings
 from bot.storage.engine import Database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.fakes import FailureInbox, FakeSender
 from tests.reminders.support import ALICE, GUILD, TOKYO
 

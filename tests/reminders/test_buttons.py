@@ -10,10 +10,10 @@ from sqlalchemy import update
 from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.display import ReminderView
 from bot.reminders.service import ReminderService
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import ManualClock
 from bot.schedule.repeat import RepeatRule
 from bot.storage.engine import Database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, BOB, CHANNEL, GUILD, TOKYO
 
 

@@ -9,10 +9,10 @@ from typing import Any
 from sqlalchemy import func, insert, select
 
 from bot.reminders.delivery.ledger import DeliveryLedger
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import ManualClock
 from bot.runtime.shards import ShardPlan
 from bot.storage.engine import Database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, START
 
 LEASE = timedelta(seconds=60)

@@ -19,10 +19,10 @@ from bot.reminders.errors import (
 )
 from bot.reminders.recipients import Channel, Member, Recipients, Target
 from bot.reminders.service import ReminderService
+from bot.reminders.table import Consent, Reminder, ReminderState
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage.engine import Database
-from bot.storage.reminders import Consent, Reminder, ReminderState
 from tests.reminders.fakes import FakeSender
 from tests.reminders.support import ALICE, BOB, CHANNEL, GUILD, TOKYO
 

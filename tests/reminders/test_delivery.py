@@ -14,13 +14,13 @@ from bot.reminders.delivery.claims import Posted
 from bot.reminders.delivery.engine import LEASE, DeliveryEngine
 from bot.reminders.delivery.scope import CONSOLE_CHANNEL_ID, CONSOLE_REMINDERS, DISCORD_REMINDERS
 from bot.reminders.service import ReminderService
+from bot.reminders.table import Reminder, ReminderState
 from bot.runtime.clock import Clock, ManualClock, SystemClock
 from bot.runtime.pacing import SendPacer
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.schedule.repeat import RepeatRule
 from bot.settings import Settings
 from bot.storage.engine import Database, create_database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.fakes import FailureInbox, FakeSender
 from tests.reminders.support import ALICE, CHANNEL, GUILD, TOKYO, EngineFactory
 

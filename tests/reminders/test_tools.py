@@ -12,12 +12,12 @@ from sqlalchemy import select
 
 from bot.agent.tools import Tool, ToolContext, ToolOutcome, execute, parse_arguments
 from bot.reminders.delivery.due_times import DueTimes
+from bot.reminders.table import Reminder, ReminderState
 from bot.reminders.tools import REMINDER_TOOLS
 from bot.schedule.repeat import following, load_rule
 from bot.schedule.times import local_iso
 from bot.settings import Settings
 from bot.storage.engine import Database
-from bot.storage.reminders import Reminder, ReminderState
 from tests.reminders.support import ALICE, BOB, ContextFactory
 
 TOOLS = {t.name: t for t in REMINDER_TOOLS}

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from bot.agent.tools import ToolRegistry
+from bot.app.features import route
 from bot.handlers.builder import AppBuilder
-from bot.handlers.router import route
 from bot.reminders import feature as reminders
 from bot.settings import Settings
 from bot.tasks import feature as tasks

@@ -25,7 +25,6 @@ from bot.discord_ui.answering.intake import quoted
 from bot.discord_ui.answering.posting_answers import PostPublicly, answer_embed, post_view
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction
-from bot.handlers.router import route
 from bot.i18n import Language, answers, language_of_locale, replies
 from bot.i18n.commands import MESSAGE_ACTIONS
 from bot.runtime.worker import in_worker
@@ -188,7 +187,7 @@ class AskAboutMessage(commands.Cog):
         """The run's answer text, or its failure."""
         staff = self._staff
         text = question.strip() or replies.ASK_DEFAULT_QUESTION(language)
-        chosen = await in_worker(route, text)
+        chosen = await in_worker(self._staff.router.route, text)
         actor = actor_of_interaction(interaction)
         registry = staff.agent.registry
         readers = tuple(

@@ -27,7 +27,7 @@ from bot.discord_ui.answering.renderer import RunRenderer
 from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.members import actor_of
-from bot.handlers.router import route
+from bot.handlers.router import Router
 from bot.i18n import Language, answers, language_of_text
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
@@ -75,6 +75,8 @@ class Staff:
     permissions: Permissions
     # The threads the bot opened for conversations.
     threads: Threads
+    # The keyword router, with the cues the features registered.
+    router: Router
     # Mentions, answers and their latency, for /metrics.
     metrics: Metrics = field(default_factory=Metrics)
     # Each server's settings (where Otomo answers) and budgets; None: the environment's only.
@@ -255,7 +257,7 @@ class Conversations:
                     channel, reply_to, shared = thread, None, True
             channel_id = getattr(channel, "id", message.channel.id)
             timezone = await staff.preferences.timezone(message.author.id)
-            chosen = await in_worker(route, text)
+            chosen = await in_worker(self.staff.router.route, text)
             log.info(
                 "Answering %s in channel %s with the %s handler (%s)",
                 message.author.id,

@@ -195,7 +195,7 @@ class CoreCommands(commands.Cog):
         title = (name or "").strip() or answers.THREAD_NAME(
             language, name=interaction.user.display_name
         )
-        thread = await self.bot.threads.open_in(channel, title, interaction.user.id)
+        thread = await self.bot.staff.threads.open_in(channel, title, interaction.user.id)
         if thread is None:
             await interaction.followup.send(answers.THREAD_REFUSED(language), ephemeral=True)
             return

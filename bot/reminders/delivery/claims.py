@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.storage.reminders import Reminder
+from bot.reminders.table import Reminder
 
 
 @dataclass(frozen=True)

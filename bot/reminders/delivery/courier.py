@@ -22,12 +22,12 @@ from bot.reminders.delivery.sender import (
     ReminderSender,
     delivery_nonce,
 )
+from bot.reminders.table import Consent, Reminder
 from bot.runtime.clock import Clock
 from bot.runtime.send_failures import PermanentSendError, RetryableSendError
 from bot.schedule.repeat import following, load_rule
 from bot.schedule.times import local_text
 from bot.schedule.words import summary, summary_en
-from bot.storage.reminders import Consent, Reminder
 
 log = logging.getLogger(__name__)
 

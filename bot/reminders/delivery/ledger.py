@@ -27,10 +27,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.reminders.delivery.claims import Claim, Posted
 from bot.reminders.delivery.scope import ReminderScope, owned_by
+from bot.reminders.table import Consent, Reminder, ReminderState
 from bot.runtime.pacing import CHANNEL_WINDOW_SECONDS
 from bot.runtime.shards import ShardPlan
 from bot.storage.engine import UTCDateTime, database_now, one_writer, write_sessions
-from bot.storage.reminders import Consent, Reminder, ReminderState
 
 
 class DeliveryLedger:

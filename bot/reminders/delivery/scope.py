@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, and_, literal_column, or_, true
 
+from bot.reminders.table import Reminder
 from bot.runtime.shards import DM_SHARD, ShardPlan
-from bot.storage.reminders import Reminder
 
 # Console mode's channel (and user): not a Discord snowflake, so never a real channel.
 CONSOLE_CHANNEL_ID = 1

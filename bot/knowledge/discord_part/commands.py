@@ -2,7 +2,7 @@
 
 Thin: every command checks who is asking and calls the KnowledgeEditor. Answers are ephemeral
 and ping nobody, since file text may contain @everyone or role mentions. The forms it opens (and
-``say``, which sends every answer) are in :mod:`bot.discord_ui.commands.kb_forms`.
+``say``, which sends every answer) are in :mod:`bot.knowledge.discord_part.forms`.
 """
 
 from __future__ import annotations
@@ -18,14 +18,18 @@ from discord.ext import commands
 
 from bot.discord_ui.commands.choices import suggestions
 from bot.discord_ui.commands.confirmation import DeleteConfirmation
-from bot.discord_ui.commands.kb_forms import (
+from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
+from bot.discord_ui.members import actor_of_interaction
+from bot.i18n import language_of_locale, replies
+from bot.knowledge import ChangeEntry, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge.discord_part.forms import (
     MODAL_TEXT_CHARS,
     TextModal,
     failed,
     file_deletion,
     refusal,
 )
-from bot.discord_ui.commands.kb_replies import (
+from bot.knowledge.discord_part.replies import (
     Write,
     as_file,
     discord_length,
@@ -33,10 +37,6 @@ from bot.discord_ui.commands.kb_replies import (
     write_submitted,
     write_uploaded,
 )
-from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
-from bot.discord_ui.members import actor_of_interaction
-from bot.i18n import language_of_locale, replies
-from bot.knowledge import ChangeEntry, KnowledgeEditError, KnowledgeEditor
 from bot.knowledge.display import (
     describe_change,
     describe_file,

@@ -8,10 +8,10 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.reminders.buttons import consent_view, reminder_view
 from bot.discord_ui.sends import classify, only
 from bot.i18n import LANGUAGES, Language, moment, posts
 from bot.reminders.delivery.sender import ASK, EXPIRE, ReminderDelivery
+from bot.reminders.discord_part.buttons import consent_view, reminder_view
 from bot.runtime.send_failures import RetryableSendError
 from bot.schedule.times import ENGLISH_UNITS, duration_text
 from bot.servers.directory import ServerDirectory

@@ -9,10 +9,10 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.commands.kb_forms import refusal
 from bot.discord_ui.commands.private_replies import MESSAGE_CHARS, say
 from bot.i18n import Language, language_of_locale, replies
 from bot.knowledge import ChangeAction, ChangeEntry, KnowledgeEditError, KnowledgeEditor
+from bot.knowledge.discord_part.forms import refusal
 from bot.knowledge.display import format_size
 from bot.members.permissions import Person
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.app.core import Core
+from apscheduler.schedulers.base import BaseScheduler
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.delivery.engine import DeliveryEngine
 from bot.reminders.delivery.scope import CONSOLE_REMINDERS
 from bot.reminders.delivery.sender import ReminderDelivery
+from bot.runtime.clock import Clock
+from bot.storage.outage import DatabaseHealth
 
 
 class TerminalReminders:
@@ -33,18 +38,25 @@ class TerminalReminders:
         )
 
 
-def terminal_delivery(core: Core, announce: Callable[[str], None]) -> DeliveryEngine:
+def terminal_delivery(
+    sessions: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    scheduler: BaseScheduler,
+    due_times: DueTimes,
+    health: DatabaseHealth,
+    announce: Callable[[str], None],
+) -> DeliveryEngine:
     """A delivery engine for the console's reminders only, printing through announce."""
     printer = TerminalReminders(announce)
     engine = DeliveryEngine(
-        core.database.sessions,
-        core.clock,
-        core.scheduler,
+        sessions,
+        clock,
+        scheduler,
         printer,
         printer.notify_owner,
         scope=CONSOLE_REMINDERS,
         job_id="reminders.console",
-        health=core.database.health,
+        health=health,
     )
-    core.deps.due_times.listen(engine.notify_changed)
+    due_times.listen(engine.notify_changed)
     return engine

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import Any, Protocol, cast
 from zoneinfo import ZoneInfo
 
 import discord
 
 from bot.discord_ui.failures import failures_told
-from bot.discord_ui.persistent_buttons import IdActionButton, button_targets
+from bot.discord_ui.persistent_buttons import ButtonTargets, IdActionButton, button_targets
 from bot.i18n import Language, Text, language_of_locale, posts, replies
 from bot.members.preferences import UserPreferences
 from bot.reminders.button_actions import ButtonReply, ReminderButtons, when_said
@@ -63,6 +63,29 @@ def next_morning(now: datetime, tz: ZoneInfo) -> datetime:
     return localize(datetime.combine(day, MORNING), tz)
 
 
+# The name the reminders' clicks are registered under (DiscordBuilder.add_buttons).
+CLICKS = "reminders"
+
+
+class ReminderClicks(Protocol):
+    """Where the buttons under a delivered reminder send their clicks."""
+
+    async def on_click(
+        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
+    ) -> None:
+        """Snooze / Done was clicked."""
+
+    async def on_consent(
+        self, interaction: discord.Interaction[Any], reminder_id: int, action: str
+    ) -> None:
+        """Accept / Decline / Stop all was clicked under a request to remind a member."""
+
+
+def reminder_clicks(targets: ButtonTargets) -> ReminderClicks | None:
+    """What the reminders' buttons reach on the client that received the click."""
+    return cast("ReminderClicks | None", targets.feature_clicks.get(CLICKS))
+
+
 class ReminderButton(
     IdActionButton, template=r"rem:(?P<id>[0-9]{1,18}):(?P<action>s10|s60|morning|done)"
 ):
@@ -74,7 +97,7 @@ class ReminderButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Snooze or mark done; only the owner may (the service checks)."""
         targets = button_targets(interaction)
-        actions = targets.reminder_actions
+        actions = reminder_clicks(targets)
         if actions is None:
             # A bot assembled without the reminders feature still knows old reminders' buttons.
             await interaction.response.send_message(
@@ -96,7 +119,7 @@ class ConsentButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Accept, decline or stop all; only the member it is for may (the service checks)."""
         targets = button_targets(interaction)
-        actions = targets.reminder_actions
+        actions = reminder_clicks(targets)
         if actions is None:
             await interaction.response.send_message(
                 replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True

@@ -1,7 +1,7 @@
 """The forms /kb opens: the text modal of a file, and what deleting a file does.
 
 Also the sentences for a refusal and a failure, which the forms share with the cog in
-:mod:`bot.discord_ui.commands.kb`; every answer goes through
+:mod:`bot.knowledge.discord_part.commands`; every answer goes through
 :func:`bot.discord_ui.commands.private_replies.say`.
 """
 

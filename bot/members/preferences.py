@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
+from bot.storage.engine import write_sessions
 from bot.storage.users import UserSettings
 
 
@@ -40,6 +41,9 @@ class UserPreferences:
         self, sessions: async_sessionmaker[AsyncSession], clock: Clock, default_tz: ZoneInfo
     ) -> None:
         self._sessions = sessions
+        # It reads before it writes: on SQLite the write lock is taken at BEGIN, or the
+        # upgrade from reading would fail at once while another writer holds the lock.
+        self._writes = write_sessions(sessions)
         self._clock = clock
         self.default_tz = default_tz
 
@@ -57,7 +61,7 @@ class UserPreferences:
     async def set_timezone(self, user_id: int, name: str) -> ZoneInfo:
         """Store the user's zone after validating it."""
         zone = parse_timezone(name)
-        async with self._sessions() as session, session.begin():
+        async with self._writes() as session, session.begin():
             row = await session.get(UserSettings, user_id)
             if row is None:
                 row = UserSettings(user_id=user_id, updated_at=self._clock.now())

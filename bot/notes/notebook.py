@@ -19,6 +19,7 @@ from bot.notes.search import note_terms, rank_notes
 from bot.notes.table import NOTE_TITLE_CHARS, Note
 from bot.runtime.clock import Clock
 from bot.runtime.worker import in_worker
+from bot.storage.engine import write_sessions
 from bot.text.clip import clip
 
 # (id, title and body, terms) per note.
@@ -123,6 +124,9 @@ class Notebook:
         fresh_seconds: float = 0.0,
     ) -> None:
         self._sessions = sessions
+        # It reads before it writes: on SQLite the write lock is taken at BEGIN, or the
+        # upgrade from reading would fail at once while another writer holds the lock.
+        self._writes = write_sessions(sessions)
         self._clock = clock
         # fresh_seconds: how long a note written by another process may stay unseen.
         self._candidates = CandidateCache(
@@ -192,7 +196,7 @@ class Notebook:
     async def _writing(self, guild_id: int) -> AsyncIterator[AsyncSession]:
         """A transaction that changes the server's notes; its next search sees the change."""
         try:
-            async with self._sessions() as session, session.begin():
+            async with self._writes() as session, session.begin():
                 yield session
         finally:
             self._candidates.forget(guild_id)

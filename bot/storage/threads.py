@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
-from bot.storage.engine import Base, UTCDateTime
+from bot.storage.engine import Base, UTCDateTime, write_sessions
 
 
 class BotThread(Base):
@@ -30,6 +30,9 @@ class BotThreads:
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession]) -> None:
         self._sessions = sessions
+        # It reads before it writes: on SQLite the write lock is taken at BEGIN, or the
+        # upgrade from reading would fail at once while another writer holds the lock.
+        self._writes = write_sessions(sessions)
         self._known: set[int] = set()
         self._not: set[int] = set()
 
@@ -38,7 +41,7 @@ class BotThreads:
     ) -> None:
         """Remember a thread the bot just opened (once, however often it is told)."""
         try:
-            async with self._sessions() as session, session.begin():
+            async with self._writes() as session, session.begin():
                 if await session.get(BotThread, thread_id) is None:
                     session.add(
                         BotThread(

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from bot.members.permissions import Person
 from bot.notes import NOTE_MAX_CHARS, Notebook, NoteError
 from bot.notes.notebook import LIST_PAGE_SIZE
+from bot.notes.table import Note
 from bot.runtime.clock import ManualClock
-from bot.storage import Database
+from bot.storage import Database, create_database
 from tests.notes.conftest import CHANNEL, GUILD, HANA, OTHER_GUILD, TARO
 
 hana = Person(HANA, "hana")
@@ -126,3 +131,53 @@ async def test_a_search_sees_notes_another_process_wrote_edited_or_deleted(
     assert [h.note.id for h in await notebook.search(GUILD, "旅行")] == [note.id]
     await other.delete(GUILD, note.id, hana)
     assert await notebook.search(GUILD, "旅行") == []
+
+
+async def test_a_note_is_written_while_another_process_is_writing(
+    notebook: Notebook, database: Database, database_url: str, clock: ManualClock
+) -> None:
+    """Another process holds the write lock and commits while this write waits for it: the
+    note is still written (a transaction that had read first could not write after that
+    commit: SQLite's "database is locked" at once)."""
+    other = create_database(database_url)
+    holding, inserting = asyncio.Event(), asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO NOTES"):
+            loop.call_soon_threadsafe(inserting.set)
+
+    async def write_elsewhere() -> None:
+        async with other.sessions() as session, session.begin():
+            session.add(
+                Note(
+                    guild_id=GUILD,
+                    channel_id=CHANNEL,
+                    title="他",
+                    body="他",
+                    terms={},
+                    author_id=TARO,
+                    author_name="taro",
+                    created_at=clock.now(),
+                    updated_at=clock.now(),
+                )
+            )
+            await session.flush()
+            holding.set()
+            # Commit once this write tries to insert, or (when it waits for the lock before
+            # reading, as it should) after a second.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(inserting.wait(), 1.0)
+
+    event.listen(database.engine.sync_engine, "before_cursor_execute", seen)
+    elsewhere = asyncio.create_task(write_elsewhere())
+    try:
+        await holding.wait()
+        note = await notebook.write(GUILD, CHANNEL, hana, "買い出し")
+        await elsewhere
+    finally:
+        event.remove(database.engine.sync_engine, "before_cursor_execute", seen)
+        await other.dispose()
+
+    assert note.title == "買い出し"
+    assert [n.title for n in (await notebook.page(GUILD)).notes] == ["買い出し", "他"]

@@ -13,6 +13,7 @@ from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import conversation_key
 from bot.storage.agent import ApprovalRequest, ConversationMessage, LLMCall
+from bot.storage.engine import write_sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,9 @@ class ConversationMemory:
         self, sessions: async_sessionmaker[AsyncSession], approvals: ApprovalService
     ) -> None:
         self._sessions = sessions
+        # It reads before it writes: on SQLite the write lock is taken at BEGIN, or the
+        # upgrade from reading would fail at once while another writer holds the lock.
+        self._writes = write_sessions(sessions)
         self._approvals = approvals
 
     async def report(self, user_id: int, channel_id: int) -> MemoryReport:
@@ -118,7 +122,7 @@ class ConversationMemory:
         waiting = [row.id for row in rows]
         # Cancelled here, not by a click or the sweep meanwhile: this forget ends their cards.
         cancelled = tuple([row for row in rows if await self._approvals.invalidate(row.id)])
-        async with self._sessions() as session, session.begin():
+        async with self._writes() as session, session.begin():
             keys = (
                 await session.scalars(
                     select(ConversationMessage.conversation_key)

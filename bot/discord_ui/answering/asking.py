@@ -20,7 +20,7 @@ from bot.agent import events as ev
 from bot.agent.conversation.history import asked_conversation_key
 from bot.agent.conversation.parts import Shared
 from bot.agent.runs import RunRequest, StopSignal
-from bot.discord_ui.answering.conversation import Staff, answers_in_channel
+from bot.discord_ui.answering.conversation import Staff, action_refusal
 from bot.discord_ui.answering.intake import quoted
 from bot.discord_ui.answering.posting_answers import PostPublicly, answer_embed, post_view
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
@@ -90,13 +90,10 @@ class AskAboutMessage(commands.Cog):
 
     def refusal(self, interaction: discord.Interaction[Any], language: Language) -> str | None:
         """Why Otomo does not answer this click here, or None."""
-        if interaction.guild_id is None:
-            return replies.ACTION_ONLY_IN_SERVERS(language)
-        if not answers_in_channel(self._staff.servers, interaction.guild_id, interaction.channel):
-            return replies.ACTION_NOT_HERE(language)
-        if self._staff.runs.closing:
+        refused = action_refusal(self._staff.servers, interaction, language)
+        if refused is None and self._staff.runs.closing:
             return answers.RESTARTING(language)
-        return None
+        return refused
 
     async def open_form(
         self, interaction: discord.Interaction[Any], message: discord.Message

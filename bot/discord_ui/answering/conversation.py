@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 import discord
 
@@ -28,7 +28,7 @@ from bot.discord_ui.answering.threads import Threads
 from bot.discord_ui.cards.owner import CardOwner
 from bot.discord_ui.members import actor_of
 from bot.handlers.router import Router
-from bot.i18n import Language, answers, language_of_text
+from bot.i18n import Language, answers, language_of_text, replies
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.message_claims import MessageClaims, message_key
@@ -322,6 +322,18 @@ def answers_in_channel(servers: ServerDirectory | None, guild_id: int, channel: 
     if category is None and isinstance(channel, discord.Thread) and channel.parent:
         category = channel.parent.category_id
     return servers.config(guild_id).answers_in(getattr(channel, "id", None), parent, category)
+
+
+def action_refusal(
+    servers: ServerDirectory | None, interaction: discord.Interaction[Any], language: Language
+) -> str | None:
+    """Why a message action may not be used where it was clicked (a DM, a channel where
+    Otomo does not answer), or None."""
+    if interaction.guild_id is None:
+        return replies.ACTION_ONLY_IN_SERVERS(language)
+    if not answers_in_channel(servers, interaction.guild_id, interaction.channel):
+        return replies.ACTION_NOT_HERE(language)
+    return None
 
 
 async def react(message: discord.Message, emoji: str) -> None:

@@ -3,7 +3,7 @@ Accept / Decline / Stop all under a request to remind another member (`rcs:<id>:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, time, timedelta
 from typing import Any, Protocol, cast
 from zoneinfo import ZoneInfo
@@ -86,6 +86,22 @@ def reminder_clicks(targets: ButtonTargets) -> ReminderClicks | None:
     return cast("ReminderClicks | None", targets.feature_clicks.get(CLICKS))
 
 
+async def _hand_over(
+    interaction: discord.Interaction[Any], act: Callable[[ReminderClicks], Awaitable[None]]
+) -> None:
+    """Give a click to what the reminders' buttons reach, telling a database outage."""
+    targets = button_targets(interaction)
+    clicks = reminder_clicks(targets)
+    if clicks is None:
+        # A bot assembled without the reminders feature still knows old reminders' buttons.
+        await interaction.response.send_message(
+            replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True
+        )
+        return
+    async with failures_told(interaction, targets.database_health):
+        await act(clicks)
+
+
 class ReminderButton(
     IdActionButton, template=r"rem:(?P<id>[0-9]{1,18}):(?P<action>s10|s60|morning|done)"
 ):
@@ -96,16 +112,9 @@ class ReminderButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Snooze or mark done; only the owner may (the service checks)."""
-        targets = button_targets(interaction)
-        actions = reminder_clicks(targets)
-        if actions is None:
-            # A bot assembled without the reminders feature still knows old reminders' buttons.
-            await interaction.response.send_message(
-                replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True
-            )
-            return
-        async with failures_told(interaction, targets.database_health):
-            await actions.on_click(interaction, self.item_id, self.action)
+        await _hand_over(
+            interaction, lambda clicks: clicks.on_click(interaction, self.item_id, self.action)
+        )
 
 
 class ConsentButton(
@@ -118,15 +127,9 @@ class ConsentButton(
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Accept, decline or stop all; only the member it is for may (the service checks)."""
-        targets = button_targets(interaction)
-        actions = reminder_clicks(targets)
-        if actions is None:
-            await interaction.response.send_message(
-                replies.NO_REMINDERS(language_of_locale(interaction.locale)), ephemeral=True
-            )
-            return
-        async with failures_told(interaction, targets.database_health):
-            await actions.on_consent(interaction, self.item_id, self.action)
+        await _hand_over(
+            interaction, lambda clicks: clicks.on_consent(interaction, self.item_id, self.action)
+        )
 
 
 def consent_view(reminder_id: int, language: Language = "ja") -> discord.ui.View:

@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from bot.agent.llm.client import LLMClient, Payer
 from bot.agent.llm.provider import LLMFailure
-from bot.discord_ui.answering.conversation import answers_in_channel
+from bot.discord_ui.answering.conversation import action_refusal
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.commands.private_replies import say
 from bot.i18n import Language, language_of_locale, replies
@@ -148,13 +148,11 @@ class RemindAboutMessage(commands.Cog):
 
     def refusal(self, interaction: discord.Interaction[Any], language: Language) -> str | None:
         """Why the clicker may not use the action here, or None."""
-        if interaction.guild_id is None:
-            return replies.ACTION_ONLY_IN_SERVERS(language)
-        if not answers_in_channel(self._servers, interaction.guild_id, interaction.channel):
-            return replies.ACTION_NOT_HERE(language)
-        if self._servers is not None and not self._servers.config(
-            interaction.guild_id
-        ).tool_enabled(CREATE_TOOL):
+        refused = action_refusal(self._servers, interaction, language)
+        if refused is not None or self._servers is None or interaction.guild_id is None:
+            return refused
+        # A server that switched reminders off has switched this action off too.
+        if not self._servers.config(interaction.guild_id).tool_enabled(CREATE_TOOL):
             return replies.ACTION_TOOL_OFF(language)
         return None
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.app.services import Deps
 from bot.catchup import discord_part as catchup_discord
 from bot.catchup import feature as catchup
 from bot.channels import discord_part as channels_discord
@@ -15,6 +14,7 @@ from bot.chat import feature as chat
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
 from bot.handlers.router import Route, Router
+from bot.handlers.services import BuildServices, Deps
 from bot.handlers.shapes import Cue
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
@@ -40,16 +40,26 @@ class Feature:
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
     # What sends a mention to the feature's handler (the router reads them in this order).
     cues: tuple[Cue, ...] = ()
+    # The long-lived services it builds and owns (its tools read them as ctx.deps.<name>).
+    services: BuildServices | None = None
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("reminders", reminders.register, reminders_discord.register, REMINDER_CUES),
-    Feature("weather", weather.register, weather_discord.register, WEATHER_CUES),
-    Feature("chat", chat.register, chat_discord.register),
-    Feature("knowledge", knowledge.register, knowledge_discord.register),
-    Feature("notes", notes.register, notes_discord.register),
+    Feature(
+        "reminders",
+        reminders.register,
+        reminders_discord.register,
+        REMINDER_CUES,
+        reminders.services,
+    ),
+    Feature("weather", weather.register, weather_discord.register, WEATHER_CUES, weather.services),
+    Feature("chat", chat.register, chat_discord.register, services=chat.services),
+    Feature(
+        "knowledge", knowledge.register, knowledge_discord.register, services=knowledge.services
+    ),
+    Feature("notes", notes.register, notes_discord.register, services=notes.services),
     Feature("tasks", tasks.register, tasks_discord.register),
-    Feature("channels", channels.register, channels_discord.register),
+    Feature("channels", channels.register, channels_discord.register, services=channels.services),
     Feature("catchup", catchup.register, catchup_discord.register),
 )
 

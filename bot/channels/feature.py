@@ -7,6 +7,7 @@ from typing import Protocol
 from bot.agent.runs import PromptInput
 from bot.channels.service import ChannelVoices
 from bot.handlers.builder import AppBuilder
+from bot.handlers.services import Shared
 
 # Every handler answers in the channel's voice, not only chit-chat.
 EVERY_HANDLER = "*"
@@ -39,3 +40,9 @@ def register(app: AppBuilder, deps: ChannelsDeps) -> None:
         return channel_voice(await deps.channels.persona(prompt.guild_id, prompt.channel_id))
 
     app.add_section(voice_section, handlers=[EVERY_HANDLER])
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """Each channel's own persona and listening cool-down."""
+    fresh = shared.settings.server_settings_refresh_seconds
+    return {"channels": ChannelVoices(shared.database.sessions, shared.clock, fresh_seconds=fresh)}

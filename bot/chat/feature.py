@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.agent.llm.client import Payer
 from bot.agent.runs import PromptInput
 from bot.chat.persona import chat_context, chat_instructions, persona_text
 from bot.chat.table import TipRecord, WordPoolEntry
-from bot.chat.tips import TOPICS_NEEDED
+from bot.chat.tips import TOPICS_NEEDED, Tips
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
+from bot.chat.word_pool import WordPool
 from bot.chat.words import mention_topic
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.services import Shared
 from bot.runtime.worker import in_worker
 
 # Recent server topics offered to the chat prompt: they change with the talk, so they ride in
@@ -49,3 +52,21 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
     app.on_start(deps.word_pool.start)
     app.on_close(deps.word_pool.close)
     app.forget_with_server(WordPoolEntry, TipRecord)
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """The word pool (its channels per server) and the tips drawn from it."""
+    settings, sessions, clock = shared.settings, shared.database.sessions, shared.clock
+    servers, llm = shared.servers, shared.llm
+    word_pool = WordPool(sessions, clock, settings, health=shared.database.health)
+    word_pool.channels_per_server(lambda guild: servers.config(guild).word_pool_channels)
+
+    async def complete(system: str, user: str, guild_id: int | None) -> str:
+        # A server's tip counts against its budget and shows in its usage.
+        return await llm.complete(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            purpose="tips",
+            payer=Payer(guild_id),
+        )
+
+    return {"word_pool": word_pool, "tips": Tips(sessions, clock, settings, complete, word_pool)}

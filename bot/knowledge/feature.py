@@ -8,6 +8,8 @@ from bot.agent.conversation.fences import Untrusted, fence, neutral
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
+from bot.handlers.services import Shared
+from bot.knowledge.editor import KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
 from bot.knowledge.ranking import KnowledgeHit
@@ -166,3 +168,13 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)
     app.forget_with_server(KnowledgeDocument, KnowledgeChange)
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """The index of the knowledge base and its editor."""
+    settings, sessions, clock = shared.settings, shared.database.sessions, shared.clock
+    index = KnowledgeIndex.from_settings(settings, sessions, clock)
+    return {
+        "knowledge": index,
+        "kb_editor": KnowledgeEditor.from_settings(index, settings, sessions, clock),
+    }

@@ -9,6 +9,7 @@ from bot.agent.conversation.fences import fence
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.services import Shared
 from bot.notes.notebook import Notebook
 from bot.notes.table import Note
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
@@ -74,3 +75,9 @@ def register(app: AppBuilder, deps: NotesDeps) -> None:
     app.add_section(notes_instructions, handlers=[router.GENERAL])
     app.add_context(matching_notes, handlers=[router.GENERAL])
     app.forget_with_server(Note)
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """The notebook."""
+    fresh = shared.settings.server_settings_refresh_seconds
+    return {"notebook": Notebook(shared.database.sessions, shared.clock, fresh_seconds=fresh)}

@@ -5,7 +5,13 @@ from __future__ import annotations
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.services import Shared
+from bot.reminders.button_actions import ReminderButtons
+from bot.reminders.consent import ConsentButtons, ReminderConsent
+from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.instructions import reminder_instructions
+from bot.reminders.recipients import Recipients
+from bot.reminders.service import ReminderService
 from bot.reminders.table import Reminder, ReminderBlock
 from bot.reminders.tools import REMINDER_TOOLS, ReminderDeps
 
@@ -21,3 +27,18 @@ def register(app: AppBuilder, deps: ReminderDeps) -> None:
     app.add_tools(REMINDER_TOOLS, offered_in=[router.REMINDER, router.GENERAL])
     app.add_section(reminder_section, handlers=[router.REMINDER])
     app.forget_with_server(Reminder, ReminderBlock)
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """The reminder service, where it announces new due times (each delivery engine listens),
+    its buttons, and reminders for other members and channels (the answer, the lookups)."""
+    sessions, clock = shared.database.sessions, shared.clock
+    due_times = DueTimes()
+    reminder_service = ReminderService(sessions, clock, shared.settings, on_change=due_times)
+    return {
+        "reminders": reminder_service,
+        "due_times": due_times,
+        "reminder_buttons": ReminderButtons(reminder_service, clock),
+        "reminder_consent": ConsentButtons(ReminderConsent(sessions, clock, on_change=due_times)),
+        "reminder_recipients": Recipients(),
+    }

@@ -5,7 +5,9 @@ from __future__ import annotations
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.services import Shared
 from bot.weather.prompt import weather_instructions
+from bot.weather.service import WeatherService
 from bot.weather.tools import WEATHER_TOOLS, WeatherDeps
 
 
@@ -19,3 +21,8 @@ def register(app: AppBuilder, deps: WeatherDeps) -> None:
     app.add_tools(WEATHER_TOOLS, offered_in=[router.WEATHER, router.GENERAL])
     app.add_section(weather_section, handlers=[router.WEATHER])
     app.on_close(deps.weather.close)
+
+
+def services(shared: Shared) -> dict[str, object]:
+    """The forecasts."""
+    return {"weather": WeatherService(shared.settings, shared.clock)}

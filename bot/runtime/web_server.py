@@ -5,10 +5,12 @@ Each listens on its own host and port, without an access log, and stops with the
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from aiohttp import web
 
 
-class WebServer:
+class WebServer(ABC):
     """An aiohttp application on host:port; a subclass says what it serves (`app`)."""
 
     def __init__(self, host: str, port: int) -> None:
@@ -16,9 +18,9 @@ class WebServer:
         self.port = port
         self._runner: web.AppRunner | None = None
 
+    @abstractmethod
     def app(self) -> web.Application:
         """The web application (also used directly by tests)."""
-        raise NotImplementedError
 
     async def listen(self) -> None:
         """Listen on host:port; a taken port raises its OSError with nothing left open."""

@@ -1,10 +1,9 @@
 """Which files of `bot/` one chat mention runs through, from the message's arrival to the reply.
 
 Otomo runs in this process on the tests' harness (the fake Discord, an instant scripted model, a
-file SQLite database). A profiler records every function called
-while each of two members' one-line chat mentions is answered (the first after start, then a
-later one) — on the event loop and in the
-database's worker threads — and the distinct files under `bot/` are printed, by package.
+file SQLite database). A profiler records every function called while each of two members'
+one-line chat mentions is answered (the first after start, then a later one), on the event loop
+and in the database's worker threads; the distinct files under `bot/` are printed, by package.
 
 Run `python bench/mention_files.py` (about 15 s; `--short` is the same run).
 """

@@ -13,7 +13,6 @@ import logging
 from typing import Any
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot.agent import events as ev
@@ -25,7 +24,8 @@ from bot.discord_ui.answering.intake import quoted
 from bot.discord_ui.answering.posting_answers import PostPublicly, answer_embed, post_view
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction
-from bot.i18n import Language, answers, language_of_locale, replies
+from bot.discord_ui.message_actions import MessageAction
+from bot.i18n import Language, answers, replies
 from bot.i18n.commands import MESSAGE_ACTIONS
 from bot.runtime.worker import in_worker
 
@@ -70,22 +70,21 @@ class AskAboutMessage(commands.Cog):
     def __init__(self, client: discord.Client, staff: Staff) -> None:
         self._client = client
         self._staff = staff
-        self.menu = app_commands.ContextMenu(name=ASK_ABOUT, callback=self.open_form)
-        # In DMs the member can simply write to Otomo.
-        self.menu.guild_only = True
+        self.action = MessageAction(
+            client,
+            ASK_ABOUT,
+            self.refusal,
+            lambda message, language: AskForm(self, message, language),
+        )
 
     async def cog_load(self) -> None:
         """Add the message command and the persistent button."""
-        tree = getattr(self._client, "tree", None)
-        if tree is not None:
-            tree.add_command(self.menu)
+        self.action.add()
         self._client.add_dynamic_items(PostPublicly)
 
     async def cog_unload(self) -> None:
         """Take them out again."""
-        tree = getattr(self._client, "tree", None)
-        if tree is not None:
-            tree.remove_command(self.menu.name, type=self.menu.type)
+        self.action.remove()
         self._client.remove_dynamic_items(PostPublicly)
 
     def refusal(self, interaction: discord.Interaction[Any], language: Language) -> str | None:
@@ -94,17 +93,6 @@ class AskAboutMessage(commands.Cog):
         if refused is None and self._staff.runs.closing:
             return answers.RESTARTING(language)
         return refused
-
-    async def open_form(
-        self, interaction: discord.Interaction[Any], message: discord.Message
-    ) -> None:
-        """Ask for an optional question (a form must be the first answer, within 3 s)."""
-        language = language_of_locale(interaction.locale)
-        refused = self.refusal(interaction, language)
-        if refused is not None:
-            await say(interaction, refused)
-            return
-        await interaction.response.send_modal(AskForm(self, message, language))
 
     async def answer(
         self,

@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any
 
 import discord
-from discord import app_commands
 from discord.ext import commands
 
 from bot.agent.llm.client import LLMClient, Payer
@@ -22,7 +21,8 @@ from bot.agent.llm.provider import LLMFailure
 from bot.discord_ui.answering.conversation import action_refusal
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.commands.private_replies import say
-from bot.i18n import Language, language_of_locale, replies
+from bot.discord_ui.message_actions import MessageAction
+from bot.i18n import Language, replies
 from bot.i18n.commands import MESSAGE_ACTIONS
 from bot.members.preferences import UserPreferences
 from bot.reminders.about_message import (
@@ -130,21 +130,21 @@ class RemindAboutMessage(commands.Cog):
         self._settings = settings
         self._servers = servers
         self._now = now
-        self.menu = app_commands.ContextMenu(name=REMIND_ABOUT, callback=self.open_form)
         # Only in servers: a reminder is posted in the message's channel, mentioning the clicker.
-        self.menu.guild_only = True
+        self.action = MessageAction(
+            client,
+            REMIND_ABOUT,
+            self.refusal,
+            lambda message, language: RemindForm(self, about(message), language),
+        )
 
     async def cog_load(self) -> None:
-        """Add the message command to the tree (cogs cannot declare context menus)."""
-        tree = getattr(self._client, "tree", None)
-        if tree is not None:
-            tree.add_command(self.menu)
+        """Add the message command to the tree."""
+        self.action.add()
 
     async def cog_unload(self) -> None:
         """Take the message command out of the tree."""
-        tree = getattr(self._client, "tree", None)
-        if tree is not None:
-            tree.remove_command(self.menu.name, type=self.menu.type)
+        self.action.remove()
 
     def refusal(self, interaction: discord.Interaction[Any], language: Language) -> str | None:
         """Why the clicker may not use the action here, or None."""
@@ -155,17 +155,6 @@ class RemindAboutMessage(commands.Cog):
         if not self._servers.config(interaction.guild_id).tool_enabled(CREATE_TOOL):
             return replies.ACTION_TOOL_OFF(language)
         return None
-
-    async def open_form(
-        self, interaction: discord.Interaction[Any], message: discord.Message
-    ) -> None:
-        """Ask when to remind (a form must be the first answer, within Discord's 3 s)."""
-        language = language_of_locale(interaction.locale)
-        refused = self.refusal(interaction, language)
-        if refused is not None:
-            await say(interaction, refused)
-            return
-        await interaction.response.send_modal(RemindForm(self, about(message), language))
 
     async def submit(
         self,

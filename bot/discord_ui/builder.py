@@ -1,10 +1,12 @@
-"""What a feature adds to the Discord client: slash commands, message hooks, buttons, posts."""
+"""What a feature adds to the Discord client: slash commands, message hooks, buttons, posts,
+and background services tied to the connection."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Protocol, TypeVar
 
 import discord
 from apscheduler.schedulers.base import BaseScheduler
@@ -26,6 +28,32 @@ from bot.storage import Database
 
 MessageHook = Callable[[discord.Message], None]
 Button = type[discord.ui.DynamicItem[Any]]
+# Sets gauges from what they count, before each scrape of /metrics.
+Gauges = Callable[[], Awaitable[None]]
+
+
+class ConnectedService(Protocol):
+    """Background work that posts through the client: started once the gateway connects,
+    stopped when the bot closes."""
+
+    async def start(self) -> None:
+        """Start working (the client can post now)."""
+        ...
+
+    async def stop(self) -> None:
+        """Stop and let work in flight end."""
+        ...
+
+
+S = TypeVar("S", bound=ConnectedService)
+
+
+@dataclass(frozen=True)
+class Connected:
+    """A feature's background service, made with the client, and the gauges it sets."""
+
+    service: ConnectedService
+    gauges: Gauges | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +94,8 @@ class DiscordBuilder:
     metrics: Metrics | None = None
     # Who answers unaddressed questions in listening channels (a feature's Discord part).
     listener: Listener | None = None
+    # Background services by name, each made with the client (see run_while_connected).
+    connected: dict[str, Callable[[discord.Client], Connected]] = field(default_factory=dict)
 
     def add_commands(self, factory: CogFactory) -> None:
         """Add a cog of slash commands, made when the client sets up."""
@@ -88,6 +118,22 @@ class DiscordBuilder:
     def listen_with(self, listener: Listener) -> None:
         """Answer questions without a mention where the listener hears them."""
         self.listener = listener
+
+    def run_while_connected(
+        self,
+        name: str,
+        make: Callable[[discord.Client], S],
+        *,
+        gauges: Callable[[S], Awaitable[None]] | None = None,
+    ) -> None:
+        """A background service made with the client, started when the gateway connects and
+        stopped at close; gauges, if any, read it before each scrape of /metrics."""
+
+        def connected(client: discord.Client) -> Connected:
+            service = make(client)
+            return Connected(service, None if gauges is None else partial(gauges, service))
+
+        self.connected[name] = connected
 
     def add_buttons(self, *buttons: Button, clicks: tuple[str, object] | None = None) -> None:
         """Persistent buttons (found again after a restart) and, under a name, what their

@@ -43,6 +43,7 @@ from bot.discord_ui.welcome import Arrivals
 from bot.runtime.clock import Clock
 from bot.runtime.message_claims import MessageClaims
 from bot.runtime.signals import stop_on_signals
+from bot.servers.posts import ScheduledPosts
 from bot.settings import Settings
 from bot.storage.command_syncs import CommandSyncs
 
@@ -124,7 +125,14 @@ class App:
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
-            server_posts=core.posts,
+            # Each server's posts of the kinds the features registered, on its own schedule.
+            server_posts=ScheduledPosts(
+                core.database.sessions,
+                core.clock,
+                core.servers,
+                settings.weather_notify_grace_minutes,
+                parts.post_kinds,
+            ),
             posters=parts.server_posts,
             poster=ChannelPoster(self.bot),
             # This process, as the holder of the jobs lease and of the messages it sweeps.

@@ -22,7 +22,7 @@ from bot.runtime.metrics import Metrics
 from bot.servers.budgets import Budgets
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
-from bot.servers.posts import PostFor
+from bot.servers.posts import PostFor, PostKind
 from bot.settings import Settings
 from bot.storage import Database
 
@@ -77,8 +77,9 @@ class DiscordBuilder:
     commands: list[CogFactory] = field(default_factory=list)
     message_hooks: list[MessageHook] = field(default_factory=list)
     posts: list[ScheduledPost] = field(default_factory=list)
-    # Each server's scheduled posts by kind (daily weather, tips): how to post one, given
-    # the poster (bot/servers/posts.py decides when).
+    # Each server's scheduled posts (daily weather, tips): their kinds (when each falls due),
+    # and by kind's name how to post one, given the poster (bot/servers/posts.py runs them).
+    post_kinds: list[PostKind] = field(default_factory=list)
     server_posts: dict[str, Callable[[ChannelPoster], PostFor]] = field(default_factory=dict)
     # Persistent buttons of the features, and what their clicks reach (see buttons.py).
     buttons: list[Button] = field(default_factory=list)
@@ -111,9 +112,10 @@ class DiscordBuilder:
         """Schedule posts once the client exists; job_id runs in the lease holder only."""
         self.posts.append(ScheduledPost(job_id, schedule))
 
-    def add_server_post(self, kind: str, make: Callable[[ChannelPoster], PostFor]) -> None:
+    def add_server_post(self, kind: PostKind, make: Callable[[ChannelPoster], PostFor]) -> None:
         """A kind of scheduled post every server may have, on its own schedule."""
-        self.server_posts[kind] = make
+        self.post_kinds.append(kind)
+        self.server_posts[kind.name] = make
 
     def listen_with(self, listener: Listener) -> None:
         """Answer questions without a mention where the listener hears them."""

@@ -7,8 +7,6 @@ from datetime import datetime, timedelta
 from bot.servers.config import ServerConfig, in_quiet_hours
 from bot.servers.posts import Due, PostKind
 
-TIPS = "tips"
-
 
 def tips_due(config: ServerConfig, now: datetime, previous: datetime | None) -> Due | None:
     """A tip once each interval, when the server has tips on."""
@@ -22,4 +20,4 @@ def tips_due(config: ServerConfig, now: datetime, previous: datetime | None) -> 
     return Due(now, post=previous is not None and not quiet)
 
 
-TIPS_POST = PostKind(TIPS, "Tips", tips_due)
+TIPS_POST = PostKind("tips", "Tips", tips_due)

@@ -7,8 +7,6 @@ from datetime import datetime, timedelta
 from bot.servers.config import ServerConfig
 from bot.servers.posts import Due, PostKind
 
-WEATHER = "weather"
-
 
 def latest_daily(config: ServerConfig, now: datetime) -> datetime | None:
     """The latest time at or before now when the server's daily weather fell due (UTC)."""
@@ -32,4 +30,4 @@ def weather_due(config: ServerConfig, now: datetime, previous: datetime | None) 
     return Due(due)
 
 
-DAILY_WEATHER = PostKind(WEATHER, "Daily weather", weather_due)
+DAILY_WEATHER = PostKind("weather", "Daily weather", weather_due)

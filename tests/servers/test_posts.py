@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.chat.tips_due import TIPS, TIPS_POST
+from bot.chat.tips_due import TIPS_POST
 from bot.runtime.clock import ManualClock
 from bot.servers.config import ServerConfig, defaults_of
 from bot.servers.directory import ServerDirectory
@@ -18,7 +18,7 @@ from bot.servers.membership import Membership
 from bot.servers.posts import PostFor, ScheduledPosts
 from bot.settings import Settings
 from bot.storage import Database
-from bot.weather.due import DAILY_WEATHER, WEATHER
+from bot.weather.due import DAILY_WEATHER
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -26,6 +26,7 @@ ONE = 111_111_111_111_111_111
 TWO = 222_222_222_222_222_222
 CHANNEL = 333_333_333_333_333_333
 KINDS = (DAILY_WEATHER, TIPS_POST)
+WEATHER, TIPS = DAILY_WEATHER.name, TIPS_POST.name
 
 
 class Posted:

@@ -43,7 +43,6 @@ from bot.discord_ui.welcome import Arrivals
 from bot.runtime.clock import Clock
 from bot.runtime.message_claims import MessageClaims
 from bot.runtime.signals import stop_on_signals
-from bot.servers.posts import ScheduledPosts
 from bot.settings import Settings
 from bot.storage.command_syncs import CommandSyncs
 
@@ -125,20 +124,13 @@ class App:
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
-            # Each server's posts of the kinds the features registered, on its own schedule.
-            server_posts=ScheduledPosts(
-                core.database.sessions,
-                core.clock,
-                core.servers,
-                settings.weather_notify_grace_minutes,
-                parts.post_kinds,
-            ),
+            server_posts=parts.scheduled_posts(),
             posters=parts.server_posts,
             poster=ChannelPoster(self.bot),
             # This process, as the holder of the jobs lease and of the messages it sweeps.
             holder=core.agent.records.executor,
         )
-        gauges = [part.gauges for part in self.connected.values() if part.gauges is not None]
+        gauges = [*(p.gauges for p in self.connected.values() if p.gauges), *parts.gauges]
         self.operations = Operations(core, self.bot, gauges, self.fail)
 
     def fail(self, failure: StartupFailure) -> None:

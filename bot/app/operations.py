@@ -33,7 +33,7 @@ class Operations:
         fail: Callable[[StartupFailure], None],
     ) -> None:
         self._core = core
-        # What the features' services count (reminders due), set at each scrape.
+        # What the features count (reminders due, the knowledge base's size), set at each scrape.
         self._gauges = list(gauges)
         self._fail = fail
         settings, metrics = core.settings, core.metrics
@@ -77,13 +77,7 @@ class Operations:
             raise StartupFailure(ExitCode.HEALTH_PORT, str(exc.strerror)) from exc
 
     async def refresh_gauges(self) -> None:
-        """The gauges read at each scrape: the knowledge base's size, the features' own."""
-        metrics = self._core.metrics
-        index = self._core.deps.knowledge
-        last = index.last_load
-        metrics.knowledge_size(
-            len(index.paths()), index.section_count(), last.seconds if last else None
-        )
+        """The gauges the features set at each scrape (reminders due, the knowledge base)."""
         for gauges in self._gauges:
             await gauges()
 

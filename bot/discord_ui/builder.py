@@ -22,7 +22,7 @@ from bot.runtime.metrics import Metrics
 from bot.servers.budgets import Budgets
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
-from bot.servers.posts import PostFor, PostKind
+from bot.servers.posts import PostFor, PostKind, ScheduledPosts
 from bot.settings import Settings
 from bot.storage import Database
 
@@ -97,6 +97,8 @@ class DiscordBuilder:
     listener: Listener | None = None
     # Background services by name, each made with the client (see run_while_connected).
     connected: dict[str, Callable[[discord.Client], Connected]] = field(default_factory=dict)
+    # What sets the features' gauges before each scrape of /metrics (the knowledge base's size).
+    gauges: list[Gauges] = field(default_factory=list)
 
     def add_commands(self, factory: CogFactory) -> None:
         """Add a cog of slash commands, made when the client sets up."""
@@ -117,9 +119,22 @@ class DiscordBuilder:
         self.post_kinds.append(kind)
         self.server_posts[kind.name] = make
 
+    def scheduled_posts(self) -> ScheduledPosts | None:
+        """What makes each server's posts of the kinds registered (None without a database)."""
+        if self.database is None:
+            return None
+        grace = self.settings.weather_notify_grace_minutes
+        return ScheduledPosts(
+            self.database.sessions, self.clock, self.servers, grace, self.post_kinds
+        )
+
     def listen_with(self, listener: Listener) -> None:
         """Answer questions without a mention where the listener hears them."""
         self.listener = listener
+
+    def add_gauges(self, refresh: Gauges) -> None:
+        """Set some gauges before each scrape of /metrics."""
+        self.gauges.append(refresh)
 
     def run_while_connected(
         self,

@@ -23,9 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.agent.llm.provider import import_litellm
 from bot.agent.tools import ToolRegistry
 from bot.app.features import register_features
+from bot.chat.handler import CHAT
 from bot.handlers.builder import AppBuilder
-from bot.handlers.router import CHAT, REMINDER, WEATHER, handler_key
+from bot.handlers.router import handler_key
+from bot.reminders.handler import REMINDER
 from bot.settings import load_settings
+from bot.weather.handler import WEATHER
 from tests.fakes.llm_server import ScriptedLLM, text
 
 VARIANTS = (

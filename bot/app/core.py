@@ -31,7 +31,6 @@ from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
-from bot.servers.posts import ScheduledPosts
 from bot.settings import Settings
 from bot.storage import Database, create_database
 from bot.storage.migrate import upgrade
@@ -68,8 +67,6 @@ class Core:
     budgets: Budgets
     # The servers joined and left (their data is deleted by the retention pass).
     membership: Membership
-    # Each server's daily weather and tips, due on its own schedule.
-    posts: ScheduledPosts
     # The threads the bot opened for conversations.
     threads: BotThreads
     loop_watch: SlowStepWatch | None = None
@@ -214,7 +211,6 @@ async def build_core(
         servers,
         budgets,
         membership,
-        ScheduledPosts(database.sessions, clock, servers, settings.weather_notify_grace_minutes),
         BotThreads(database.sessions),
         loop_watch,
         preparing,

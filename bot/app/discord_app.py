@@ -37,16 +37,10 @@ from bot.discord_ui.commands.memory import MemoryCommands
 from bot.discord_ui.commands.model import ModelCommands
 from bot.discord_ui.commands.server_settings import ServerSettingsCommands
 from bot.discord_ui.commands.sync import CommandSync
-from bot.discord_ui.operations import (
-    rate_limit_trace,
-)
+from bot.discord_ui.operations import rate_limit_trace
 from bot.discord_ui.posting import ChannelPoster
 from bot.discord_ui.welcome import Arrivals
-from bot.reminders.delivery.engine import DeliveryEngine
-from bot.reminders.delivery.metered import MeteredReminders
-from bot.reminders.delivery.scope import DISCORD_REMINDERS
-from bot.reminders.discord_part.sender import DiscordReminderSender
-from bot.runtime.clock import Clock, SystemClock
+from bot.runtime.clock import Clock
 from bot.runtime.message_claims import MessageClaims
 from bot.runtime.signals import stop_on_signals
 from bot.settings import Settings
@@ -121,24 +115,8 @@ class App:
             ApprovalDesk(staff, self.bot.get_partial_messageable),
             StopControl(runs, core.permissions),
         )
-        shards = settings.shard_plan
-        sender = MeteredReminders(
-            DiscordReminderSender(self.bot, core.servers), metrics, shards, core.clock
-        )
-        self.reminders = DeliveryEngine(
-            core.database.sessions,
-            core.clock,
-            core.scheduler,
-            sender,
-            sender.notify_owner,
-            shards=shards,
-            identity=shards.identity(),
-            # Leases compare instants across processes: on the real clock, use the database's.
-            database_time=isinstance(core.clock, SystemClock),
-            scope=DISCORD_REMINDERS,
-            health=core.database.health,
-        )
-        core.deps.due_times.listen(self.reminders.notify_changed)
+        # The features' background services (the reminders' delivery engine), by name.
+        self.connected = {name: make(self.bot) for name, make in parts.connected.items()}
         schedule_jobs(
             core.scheduler,
             settings,
@@ -146,12 +124,14 @@ class App:
             retention=core.retention,
             sweep_approvals=self.bot.approval_clicks.sweep,
             posts=parts.posts,
-            server_posts=core.posts,
+            server_posts=parts.scheduled_posts(),
             posters=parts.server_posts,
             poster=ChannelPoster(self.bot),
-            holder=self.reminders.worker_id,
+            # This process, as the holder of the jobs lease and of the messages it sweeps.
+            holder=core.agent.records.executor,
         )
-        self.operations = Operations(core, self.bot, self.reminders, self.fail)
+        gauges = [*(p.gauges for p in self.connected.values() if p.gauges), *parts.gauges]
+        self.operations = Operations(core, self.bot, gauges, self.fail)
 
     def fail(self, failure: StartupFailure) -> None:
         """Stop the start: close the client; run_bot raises the failure once it has closed."""
@@ -160,9 +140,11 @@ class App:
             self._closing = asyncio.ensure_future(self.bot.close())
 
     async def on_connect_once(self) -> None:
-        """The gateway connected: deliver overdue reminders now, not 2 s later at on_ready, and
-        run the approved calls a stopped process left behind."""
-        await self.reminders.start()
+        """The gateway connected: start the features' background services (overdue reminders
+        are delivered now, not 2 s later at on_ready), and run the approved calls a stopped
+        process left behind."""
+        for part in self.connected.values():
+            await part.service.start()
         try:
             # Calls this process was running when it stopped end truthfully, cards included;
             # before the resumes start, so none of them is mistaken for a call left open.
@@ -219,9 +201,10 @@ class App:
             log.exception("The retention pass at start failed; it runs again at 04:30")
 
     async def close(self) -> None:
-        """Stop deliveries, the health port, then the core."""
+        """Stop the health port, the features' background services, then the core."""
         await self.operations.stop()
-        await self.reminders.stop()
+        for part in reversed(self.connected.values()):
+            await part.service.stop()
         await self.core.close()
 
 

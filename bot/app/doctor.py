@@ -430,7 +430,8 @@ def settings_problems(problems: list[str], out: TextIO) -> int:
 
 async def run_doctor(settings: Settings, out: TextIO) -> int:
     """Every check, printed to out; 0 when nothing needs fixing."""
+    from bot.app.features import HANDLERS
     from bot.handlers.catalog import HandlerParts, build_handlers
 
-    handlers = frozenset(build_handlers(HandlerParts()))
+    handlers = frozenset(build_handlers(HandlerParts(list(HANDLERS))))
     return await Doctor(settings, out, handlers).run()

@@ -11,23 +11,25 @@ from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
 from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
+from bot.chat.handler import CHAT_HANDLER
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
 from bot.handlers.router import Route, Router
 from bot.handlers.services import BuildServices, Deps
 from bot.handlers.shapes import Cue
+from bot.handlers.spec import HandlerSpec
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
 from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
 from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
-from bot.reminders.cues import REMINDER_CUES
+from bot.reminders.handler import REMINDER_HANDLER
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
 from bot.weather import discord_part as weather_discord
 from bot.weather import feature as weather
-from bot.weather.cues import WEATHER_CUES
+from bot.weather.handler import WEATHER_HANDLER
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,12 @@ class Feature:
     name: str
     register: Callable[[AppBuilder, Deps], None]
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
-    # What sends a mention to the feature's handler (the router reads them in this order).
+    # What else sends a mention to a handler (the router reads them after the handlers' own).
     cues: tuple[Cue, ...] = ()
     # The long-lived services it builds and owns (its tools read them as ctx.deps.<name>).
     services: BuildServices | None = None
+    # Its own handler: name, the text opening its prompt, its cues, its role in routing.
+    handler: HandlerSpec | None = None
 
 
 FEATURES: tuple[Feature, ...] = (
@@ -49,11 +53,19 @@ FEATURES: tuple[Feature, ...] = (
         "reminders",
         reminders.register,
         reminders_discord.register,
-        REMINDER_CUES,
-        reminders.services,
+        services=reminders.services,
+        handler=REMINDER_HANDLER,
     ),
-    Feature("weather", weather.register, weather_discord.register, WEATHER_CUES, weather.services),
-    Feature("chat", chat.register, chat_discord.register, services=chat.services),
+    Feature(
+        "weather",
+        weather.register,
+        weather_discord.register,
+        services=weather.services,
+        handler=WEATHER_HANDLER,
+    ),
+    Feature(
+        "chat", chat.register, chat_discord.register, services=chat.services, handler=CHAT_HANDLER
+    ),
     Feature(
         "knowledge", knowledge.register, knowledge_discord.register, services=knowledge.services
     ),
@@ -64,8 +76,10 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-# The keyword router, with every feature's cues.
-ROUTER = Router([item for feature in FEATURES for item in feature.cues])
+# The features' own handlers, in the features' order.
+HANDLERS: tuple[HandlerSpec, ...] = tuple(f.handler for f in FEATURES if f.handler is not None)
+# The keyword router, with every feature's handler and cues.
+ROUTER = Router(HANDLERS, [item for feature in FEATURES for item in feature.cues])
 
 
 def route(text: str) -> Route:
@@ -74,7 +88,9 @@ def route(text: str) -> Route:
 
 
 def register_features(app: AppBuilder, deps: Deps) -> None:
-    """Let every feature add its tools, prompt sections, start and stop."""
+    """Let every feature add its handler, tools, prompt sections, start and stop."""
+    for handler in HANDLERS:
+        app.add_handler(handler)
     for feature in FEATURES:
         feature.register(app, deps)
 

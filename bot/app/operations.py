@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.agent.llm.model_check import ModelProblem, ask_model, check_configuration
 from bot.app.core import Core
 from bot.app.start_failures import ExitCode, StartupFailure
+from bot.discord_ui.builder import Gauges
 from bot.discord_ui.client import OtomoBot
 from bot.discord_ui.operations import GatewayWatch, gateway_check
-from bot.reminders.delivery.engine import DeliveryEngine
 from bot.runtime.health import Check, HealthChecks, model_check
 
 if TYPE_CHECKING:
@@ -29,11 +29,12 @@ class Operations:
         self,
         core: Core,
         bot: OtomoBot,
-        reminders: DeliveryEngine,
+        gauges: Sequence[Gauges],
         fail: Callable[[StartupFailure], None],
     ) -> None:
         self._core = core
-        self._reminders = reminders
+        # What the features count (reminders due, the knowledge base's size), set at each scrape.
+        self._gauges = list(gauges)
         self._fail = fail
         settings, metrics = core.settings, core.metrics
         database, scheduler = core.database.health, core.scheduler
@@ -76,14 +77,9 @@ class Operations:
             raise StartupFailure(ExitCode.HEALTH_PORT, str(exc.strerror)) from exc
 
     async def refresh_gauges(self) -> None:
-        """The gauges read at each scrape: reminders due now, the knowledge base's size."""
-        metrics = self._core.metrics
-        index = self._core.deps.knowledge
-        last = index.last_load
-        metrics.knowledge_size(
-            len(index.paths()), index.section_count(), last.seconds if last else None
-        )
-        metrics.reminders_due.set(await self._reminders.due_now())
+        """The gauges the features set at each scrape (reminders due, the knowledge base)."""
+        for gauges in self._gauges:
+            await gauges()
 
     def check_model(self) -> None:
         """Check the model while the gateway connects; one that cannot answer stops the start."""

@@ -113,9 +113,10 @@ async def check_database(settings: Settings) -> None:
 
 async def preflight(settings: Settings) -> None:
     """Every check that needs no Discord and no model, cheapest first."""
+    from bot.app.features import HANDLERS
     from bot.handlers.catalog import HandlerParts, build_handlers
 
     check_knowledge_base(settings)
-    check_mcp_servers(settings, build_handlers(HandlerParts()))
+    check_mcp_servers(settings, build_handlers(HandlerParts(list(HANDLERS))))
     check_ports(settings)
     await check_database(settings)

@@ -7,13 +7,13 @@ import asyncio
 
 from bot.agent.llm.client import Payer
 from bot.agent.runs import PromptInput
+from bot.chat.handler import CHAT
 from bot.chat.persona import chat_context, chat_instructions, persona_text
 from bot.chat.table import TipRecord, WordPoolEntry
 from bot.chat.tips import TOPICS_NEEDED, Tips
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.word_pool import WordPool
 from bot.chat.words import mention_topic
-from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.handlers.services import Shared
 from bot.runtime.worker import in_worker
@@ -46,9 +46,9 @@ def register(app: AppBuilder, deps: ChatDeps) -> None:
             mention_topic=await in_worker(mention_topic, prompt.text),
         )
 
-    app.add_tools(CHAT_TOOLS, offered_in=[router.CHAT])
-    app.add_section(chat_section, handlers=[router.CHAT])
-    app.add_context(chat_topics, handlers=[router.CHAT])
+    app.add_tools(CHAT_TOOLS, offered_in=[CHAT])
+    app.add_section(chat_section, handlers=[CHAT])
+    app.add_context(chat_topics, handlers=[CHAT])
     app.on_start(deps.word_pool.start)
     app.on_close(deps.word_pool.close)
     app.forget_with_server(WordPoolEntry, TipRecord)

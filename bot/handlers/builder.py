@@ -1,4 +1,5 @@
-"""What a feature adds to the bot: tools offered per handler, prompt sections, start and stop."""
+"""What a feature adds to the bot: its handler, tools offered per handler, prompt sections,
+start and stop."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from bot.agent.runs import Handler
 from bot.agent.tools import Tool, ToolRegistry
 from bot.handlers.catalog import HandlerParts, Section, build_handlers
+from bot.handlers.spec import HandlerSpec
 from bot.settings import Settings
 
 __all__ = ["AppBuilder", "FeatureLifecycle", "Section"]
@@ -45,6 +47,10 @@ class AppBuilder:
         self._starts: list[Start] = []
         self._closes: list[Close] = []
         self._server_tables: list[type[Any]] = []
+
+    def add_handler(self, handler: HandlerSpec) -> None:
+        """A feature's handler (its prompt's opening text), which tools and sections name."""
+        self._parts.add_handler(handler)
 
     def add_tools(self, tools: Sequence[Tool], *, offered_in: Sequence[str]) -> None:
         """Register tools and offer them in these handlers."""

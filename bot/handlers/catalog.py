@@ -1,4 +1,5 @@
-"""The handlers: each is a system prompt plus a tool set, built from what the features offer.
+"""The handlers: each is a system prompt plus a tool set, built from what the features offer
+(their handlers, tools and sections) around the shared general handler.
 
 A prompt has two parts (see `Prompt`): the stable part (the shared rules, the handler's own
 text, the features' instructions) and the context (what matches this message, and the time,
@@ -15,6 +16,7 @@ from bot.agent.conversation.fences import RULE as FENCE_RULE
 from bot.agent.loop import Handler, PromptInput
 from bot.agent.runs import Prompt
 from bot.handlers import router
+from bot.handlers.spec import CONVERSATION, HandlerSpec
 
 Section = Callable[[PromptInput], Awaitable[str]]
 
@@ -55,18 +57,22 @@ GENERAL_TEXT = (
     "You answer questions about this server and anything else. Prefer the knowledge base; "
     "when it has nothing, say so and offer a web search if that tool is available."
 )
-REMINDER_TEXT = "You manage the member's reminders with your tools."
-CHAT_TEXT = "Chat playfully and briefly, like a friend in the server."
+GENERAL_HANDLER = HandlerSpec(router.GENERAL, GENERAL_TEXT, role="default")
 
 
 @dataclass
 class HandlerParts:
-    """What the features contribute: tool names, stable prompt sections and context sections
-    per handler."""
+    """What the features contribute: their handlers, and tool names, stable prompt sections and
+    context sections per handler."""
 
+    handlers: list[HandlerSpec] = field(default_factory=list)
     tools: dict[str, list[str]] = field(default_factory=dict)
     sections: dict[str, list[Section]] = field(default_factory=dict)
     contexts: dict[str, list[Section]] = field(default_factory=dict)
+
+    def add_handler(self, handler: HandlerSpec) -> None:
+        """A feature's handler, built beside the general one."""
+        self.handlers.append(handler)
 
     def add_tools(self, handler: str, names: Sequence[str]) -> None:
         """Offer these tools in a handler (order kept, duplicates ignored)."""
@@ -92,19 +98,18 @@ def _static(text: str) -> Section:
 
 
 def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
-    """The four handlers with their prompts and tools, and the runner-up variants (see
-    with_runner_ups)."""
-    defaults = {
-        router.GENERAL: GENERAL_TEXT,
-        router.REMINDER: REMINDER_TEXT,
-        # The weather feature's instructions say who answers and how.
-        router.WEATHER: "",
-        router.CHAT: CHAT_TEXT,
-    }
+    """The general handler and the features' with their prompts and tools, and the runner-up
+    variants (see with_runner_ups)."""
     handlers: dict[str, Handler] = {}
-    for name, text in defaults.items():
-        stable = [_static(text), *parts.sections.get(name, []), *parts.sections.get("*", [])]
-        context = [*parts.contexts.get(name, []), *parts.contexts.get("*", [])]
+    for spec in (GENERAL_HANDLER, *parts.handlers):
+        # What features added to "the conversation handler" comes after what they added to
+        # it by name.
+        targets = [spec.name, *([CONVERSATION] if spec.role == "conversation" else []), "*"]
+        stable = [_static(spec.text), *(s for t in targets for s in parts.sections.get(t, []))]
+        context = [s for t in targets for s in parts.contexts.get(t, [])]
+        tools: list[str] = []
+        for target in targets[:-1]:
+            tools.extend(n for n in parts.tools.get(target, []) if n not in tools)
 
         async def instructions(
             prompt: PromptInput,
@@ -117,11 +122,11 @@ def build_handlers(parts: HandlerParts) -> dict[str, Handler]:
                 [await section(prompt) for section in context],
             )
 
-        handlers[name] = Handler(name, instructions, tuple(parts.tools.get(name, [])))
-    return with_runner_ups(handlers)
+        handlers[spec.name] = Handler(spec.name, instructions, tuple(tools))
+    return with_runner_ups(handlers, [h.name for h in parts.handlers if h.role == "tools"])
 
 
-def with_runner_ups(handlers: dict[str, Handler]) -> dict[str, Handler]:
+def with_runner_ups(handlers: dict[str, Handler], tools: Sequence[str]) -> dict[str, Handler]:
     """Each handler but general also as `chat+reminder`, `weather+reminder`…: the same prompt and
     name (for tool scopes and logs), with the runner-up tool handler's tools added.
 
@@ -132,7 +137,7 @@ def with_runner_ups(handlers: dict[str, Handler]) -> dict[str, Handler]:
     for name, handler in handlers.items():
         if name == router.GENERAL:
             continue
-        for also in router.TOOL_HANDLERS:
+        for also in tools:
             if also == name or also not in handlers:
                 continue
             extra = tuple(t for t in handlers[also].tools if t not in handler.tools)

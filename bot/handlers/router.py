@@ -1,4 +1,5 @@
-"""Keyword routing of a mention to a handler by scoring cues, preferring chat or general."""
+"""Keyword routing of a mention to a handler by scoring cues, preferring the conversation
+handler (chat) or the general one."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.handlers.cues import CHAT, GENERAL, REMINDER, SHARED_CUES, WEATHER
+from bot.handlers.cues import GENERAL, GENERAL_CUES
 from bot.handlers.shapes import (
     CLOCK,
     DAY,
@@ -20,24 +21,15 @@ from bot.handlers.shapes import (
     VERBLESS,
     Cue,
 )
+from bot.handlers.spec import HandlerSpec
 from bot.handlers.typos import correct
 from bot.text.analysis import Token, katakana_to_hiragana, normalize, tokenize
 
-__all__ = [
-    "CHAT",
-    "GENERAL",
-    "REMINDER",
-    "TOOL_HANDLERS",
-    "WEATHER",
-    "Route",
-    "Router",
-    "handler_key",
-]
+__all__ = ["GENERAL", "Route", "Router", "handler_key"]
 
-# A tool handler needs at least this score, and more than any other handler: chat sent to the
-# reminder or weather handler is worse than anything sent to the general one.
+# A tool handler needs at least this score, and more than any other handler: chat sent to a
+# tool handler (reminder, weather) is worse than anything sent to the general one.
 MIN_TOOL_SCORE = 3
-TOOL_HANDLERS = (REMINDER, WEATHER)
 # Tokens that may follow the last verb of a sentence without changing its tense.
 _TRAILING_POS = {"助詞", "記号", "フィラー", "感動詞"}
 _VERB_POS = {"動詞", "形容詞"}
@@ -138,45 +130,57 @@ def _read(text: str) -> _Reading:
 
 
 class Router:
-    """Routes a mention's text by the cues the features registered, then chat's and general's."""
+    """Routes a mention's text by the cues of the features' handlers (and any other cues a
+    feature adds), then the general handler's."""
 
-    def __init__(self, cues: Sequence[Cue]) -> None:
-        self.cues = (*cues, *SHARED_CUES)
+    def __init__(self, handlers: Sequence[HandlerSpec], cues: Sequence[Cue] = ()) -> None:
+        self.cues = (*(c for h in handlers for c in h.cues), *cues, *GENERAL_CUES)
+        # In the features' order: the first of two tool handlers scoring alike wins.
+        self.tools = tuple(h.name for h in handlers if h.role == "tools")
+        talkers = [h.name for h in handlers if h.role == "conversation"]
+        if len(talkers) > 1:
+            raise ValueError(f"one conversation handler at most, not {talkers}")
+        self.conversation = talkers[0] if talkers else None
 
     def route(self, text: str) -> Route:
         """Pick the handler for a mention's text (without the mention itself)."""
-        return _route(self.cues, text)
+        return _route(self.cues, self.tools, self.conversation, text)
 
 
-def _route(cues: Sequence[Cue], text: str) -> Route:
+def _route(cues: Sequence[Cue], tools: tuple[str, ...], talk: str | None, text: str) -> Route:
     reading = _read(text)
     found: dict[str, list[Cue]] = defaultdict(list)
     for item in cues:
         if _applies(item, reading, reading.signals):
             found[item.target].append(item)
-    total = {name: sum(c.weight for c in found[name]) for name in (*TOOL_HANDLERS, CHAT, GENERAL)}
+    names = (*tools, *([talk] if talk is not None else []), GENERAL)
+    total = {name: sum(c.weight for c in found[name]) for name in names}
 
     def because(name: str) -> str:
         return " + ".join(c.name for c in found[name])
 
     def runner_up(chosen: str) -> str | None:
         # A tool handler that scored enough to win on its own, had nothing outscored it.
-        best = max((name for name in TOOL_HANDLERS if name != chosen), key=lambda n: total[n])
+        others = [name for name in tools if name != chosen]
+        if not others:
+            return None
+        best = max(others, key=lambda n: total[n])
         return best if total[best] >= MIN_TOOL_SCORE else None
 
-    tool = max(TOOL_HANDLERS, key=lambda name: total[name])
-    rivals = [total[name] for name in total if name != tool]
-    if total[tool] >= MIN_TOOL_SCORE and total[tool] > max(rivals):
-        return Route(tool, because(tool), runner_up(tool))
-    if total[CHAT] > total[GENERAL]:
-        return Route(CHAT, because(CHAT), runner_up(CHAT))
+    if tools:
+        tool = max(tools, key=lambda name: total[name])
+        rivals = [total[name] for name in total if name != tool]
+        if total[tool] >= MIN_TOOL_SCORE and total[tool] > max(rivals):
+            return Route(tool, because(tool), runner_up(tool))
+    if talk is not None and total[talk] > total[GENERAL]:
+        return Route(talk, because(talk), runner_up(talk))
     if total[GENERAL] > 0:
         return Route(GENERAL, because(GENERAL))
     # Nothing matched: a question, a request, or a plan with a time ("明日9時に会議") that may
     # want a reminder goes to the handler with every read-only tool and the reminders; a remark
-    # goes to chat.
+    # goes to the conversation handler.
     if QUESTION in reading.signals or REQUEST in reading.signals:
         return Route(GENERAL, "a question or request without keywords")
     if reading.signals & {CLOCK, DAY}:
         return Route(GENERAL, "a plan with a time, without keywords")
-    return Route(CHAT, "a remark without keywords")
+    return Route(talk or GENERAL, "a remark without keywords")

@@ -9,6 +9,7 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
 from bot.handlers.services import Shared
+from bot.handlers.spec import CONVERSATION
 from bot.knowledge.editor import KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
@@ -156,15 +157,15 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     # Small talk keeps a lean prompt: search (and the excerpts that match) without the outline
     # and the reading tool; the router sends questions about the server to the general handler.
     app.add_tools(
-        [t for t in KNOWLEDGE_TOOLS if t.name == "search_knowledge"], offered_in=[router.CHAT]
+        [t for t in KNOWLEDGE_TOOLS if t.name == "search_knowledge"], offered_in=[CONVERSATION]
     )
     # A web search costs credits and an approval: the general handler's answer to a question
     # the knowledge base cannot answer, never part of small talk.
     app.add_tools(web, offered_in=[router.GENERAL])
     app.add_section(instructions(bool(web)), handlers=[router.GENERAL])
     app.add_section(outline, handlers=[router.GENERAL])
-    app.add_section(chat_instructions, handlers=[router.CHAT])
-    app.add_context(excerpts, handlers=[router.GENERAL, router.CHAT])
+    app.add_section(chat_instructions, handlers=[CONVERSATION])
+    app.add_context(excerpts, handlers=[router.GENERAL, CONVERSATION])
     app.on_start(knowledge.start)
     app.on_close(knowledge.stop)
     app.forget_with_server(KnowledgeDocument, KnowledgeChange)

@@ -16,7 +16,8 @@ from bot.settings import Settings
 
 @dataclass(frozen=True)
 class Actor:
-    """Someone acting in a server (or a DM when guild_id is None)."""
+    """Someone acting in a server (or a DM when guild_id is None): the facts Discord gives at
+    one command, click or message, which the rules read (see Person for what features keep)."""
 
     user_id: int
     guild_id: int | None = None
@@ -33,7 +34,11 @@ class Actor:
 @dataclass(frozen=True, slots=True)
 class Person:
     """Someone making a change a feature records (a note, a knowledge file), with what the
-    rules above granted them; the one "who is acting" the features take."""
+    rules above granted them; the one "who is acting" the features take.
+
+    Not an Actor: a tool call runs (maybe resumed from an approval row, or in the console)
+    where Discord's facts are gone, so what features take is the rules' verdict, not the facts.
+    """
 
     user_id: int
     user_name: str
@@ -116,6 +121,15 @@ class Permissions:
     def is_bot_owner(self, actor: Actor) -> bool:
         """The application's owner (or team), or a user in OWNER_IDS: the whole bot."""
         return actor.application_owner or actor.user_id in self._owner_ids
+
+    def person(self, actor: Actor, user_name: str) -> Person:
+        """The actor as the features take them: their name and what the rules grant them."""
+        return Person(
+            actor.user_id,
+            user_name,
+            is_admin=self.is_moderator(actor),
+            bot_owner=self.is_bot_owner(actor),
+        )
 
     @staticmethod
     def _has(actor: Actor, roles: frozenset[int]) -> bool:

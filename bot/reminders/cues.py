@@ -5,7 +5,6 @@ Patterns run on the normalised text (see bot.handlers.shapes); weights add up pe
 
 from __future__ import annotations
 
-from bot.handlers.cues import REMINDER
 from bot.handlers.shapes import (
     CLOCK,
     DAY,
@@ -21,6 +20,8 @@ from bot.handlers.shapes import (
     Cue,
     cue,
 )
+
+REMINDER = "reminder"
 
 # Reminders: asking to be told at a time, with every word members use for it.
 _ALARM = (

@@ -9,6 +9,7 @@ from bot.handlers.services import Shared
 from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.consent import ConsentButtons, ReminderConsent
 from bot.reminders.delivery.due_times import DueTimes
+from bot.reminders.handler import REMINDER
 from bot.reminders.instructions import reminder_instructions
 from bot.reminders.recipients import Recipients
 from bot.reminders.service import ReminderService
@@ -24,8 +25,8 @@ async def reminder_section(prompt: PromptInput) -> str:
 
 def register(app: AppBuilder, deps: ReminderDeps) -> None:
     """Offer the reminder tools and add the reminder instructions."""
-    app.add_tools(REMINDER_TOOLS, offered_in=[router.REMINDER, router.GENERAL])
-    app.add_section(reminder_section, handlers=[router.REMINDER])
+    app.add_tools(REMINDER_TOOLS, offered_in=[REMINDER, router.GENERAL])
+    app.add_section(reminder_section, handlers=[REMINDER])
     app.forget_with_server(Reminder, ReminderBlock)
 
 

@@ -5,7 +5,6 @@ Patterns run on the normalised text (see bot.handlers.shapes); weights add up pe
 
 from __future__ import annotations
 
-from bot.handlers.cues import WEATHER
 from bot.handlers.shapes import (
     CLOCK,
     DAY,
@@ -24,6 +23,8 @@ from bot.handlers.shapes import (
     Cue,
     cue,
 )
+
+WEATHER = "weather"
 
 # Weather: a forecast asked for, even without a weather noun.
 _AWAY_FROM_WEATHER = f"{PAST} {FEELING} {TITLE} {KNOWLEDGE} {TOPICAL} {TALK}"

@@ -1,5 +1,5 @@
-"""The daily weather post: tomorrow's forecast for a server's place (scheduled per server by
-bot/servers/posts.py)."""
+"""The daily weather post: tomorrow's forecast for a server's place (due per server as
+due.py says, run by bot/servers/posts.py)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
 from bot.handlers.services import Shared
+from bot.weather.handler import WEATHER
 from bot.weather.prompt import weather_instructions
 from bot.weather.service import WeatherService
 from bot.weather.tools import WEATHER_TOOLS, WeatherDeps
@@ -18,8 +19,8 @@ def register(app: AppBuilder, deps: WeatherDeps) -> None:
     async def weather_section(_: PromptInput) -> str:
         return weather_instructions(default_place)
 
-    app.add_tools(WEATHER_TOOLS, offered_in=[router.WEATHER, router.GENERAL])
-    app.add_section(weather_section, handlers=[router.WEATHER])
+    app.add_tools(WEATHER_TOOLS, offered_in=[WEATHER, router.GENERAL])
+    app.add_section(weather_section, handlers=[WEATHER])
     app.on_close(deps.weather.close)
 
 

@@ -8,11 +8,14 @@ from bot.agent.llm.client import LLMClient
 from bot.agent.tools import ToolRegistry
 from bot.app.features import FEATURES, register_features
 from bot.app.services import Deps, build_deps
+from bot.chat.handler import CHAT
 from bot.handlers.builder import AppBuilder
-from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER
+from bot.handlers.router import GENERAL
+from bot.reminders.handler import REMINDER
 from bot.runtime.clock import ManualClock
 from bot.settings import Settings
 from bot.storage import Database
+from bot.weather.handler import WEATHER
 
 REMINDER_TOOLS = [
     "create_reminder",

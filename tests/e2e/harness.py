@@ -7,11 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bot.app.discord_app import App, build_app
 from bot.discord_ui.cards.embed import CardState, state_line
 from bot.i18n import LANGUAGES
+from bot.reminders.delivery.engine import DeliveryEngine
 from bot.runtime.clock import Clock
 from bot.settings import Settings, load_settings
 from tests.fakes.discord_server import GENERAL_CHANNEL_ID, HANA_ID, FakeDiscord, Json
@@ -113,6 +114,11 @@ class RunningBot:
             for m in self.fake.messages(channel_id)
             if int(m["id"]) > int(sent["id"]) and m["author"]["id"] == str(self.fake_bot_id)
         ]
+
+    @property
+    def reminders(self) -> DeliveryEngine:
+        """The reminders' delivery engine of this bot (a service of the feature's own)."""
+        return cast(DeliveryEngine, self.app.connected["reminders"].service)
 
     @property
     def fake_bot_id(self) -> int:

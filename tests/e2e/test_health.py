@@ -102,7 +102,7 @@ async def test_metrics_count_reminders_due_delivered_and_late(
     ) as otomo:
         await seed_due_reminders(otomo.settings.database_url, [GENERAL_CHANNEL_ID])
         waiting = await metrics(otomo)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         posted = await metrics(otomo)
 
     assert value(waiting, "otomo_reminders_due") == 1

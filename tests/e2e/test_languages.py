@@ -269,7 +269,7 @@ async def test_a_reminder_is_posted_in_the_language_it_was_asked_in_else_the_ser
             tz=TOKYO,
         )
         clock.set(datetime(2026, 11, 30, 9, 0, tzinfo=TOKYO))
-        assert await otomo.app.reminders.run_due() == 2
+        assert await otomo.reminders.run_due() == 2
         posted = {
             m["embeds"][0]["description"]: m["embeds"][0]
             for m in bot_posts(otomo, GENERAL_CHANNEL_ID)
@@ -301,7 +301,7 @@ async def test_a_reminder_of_unknown_language_follows_an_english_server(
             tz=TOKYO,
         )
         clock.set(datetime(2026, 11, 30, 9, 0, tzinfo=TOKYO) + timedelta(seconds=1))
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         [post] = [m for m in bot_posts(otomo, GENERAL_CHANNEL_ID) if m.get("embeds")]
 
     assert post["embeds"][0]["title"] == "⏰ Reminder"
@@ -324,7 +324,7 @@ async def test_the_buttons_under_an_english_reminder_speak_english_to_an_english
             tz=TOKYO,
         )
         clock.set(datetime(2026, 11, 30, 9, 0, tzinfo=TOKYO))
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         [post] = [m for m in bot_posts(otomo, GENERAL_CHANNEL_ID) if m.get("embeds")]
         labels = [c["label"] for row in post["components"] for c in row["components"]]
         with discord_in(fake, "en-US"):

@@ -81,7 +81,7 @@ async def test_remind_me_about_a_message_reads_the_time_and_delivers_its_link_an
         confirmed = await asked.wait_followup()
 
         clock.set(due)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         delivered = fake.messages(GENERAL_CHANNEL_ID)[-1]
 
     assert form["type"] == MODAL and form["data"]["title"] == "このメッセージをリマインド"

@@ -212,12 +212,12 @@ async def test_a_reminder_asked_in_chat_is_approved_then_posted_in_the_channel_p
             due,
         )
         assert row.origin_message_id == int(sent["id"])
-        assert otomo.app.reminders.armed_at == due  # creating it woke the delivery engine
+        assert otomo.reminders.armed_at == due  # creating it woke the delivery engine
 
         clock.set(due - timedelta(seconds=1))
-        assert await otomo.app.reminders.run_due() == 0
+        assert await otomo.reminders.run_due() == 0
         clock.set(due)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
 
         (posted,) = posted_reminders(fake)
         assert posted["content"].startswith(f"<@{HANA_ID}> ⏰")
@@ -267,7 +267,7 @@ async def test_an_unusable_time_reaches_the_model_as_an_error_result(
         assert result["is_error"] is True
         assert complaint in result["error"]
         assert await reminder_ids(otomo) == []
-        assert otomo.app.reminders.armed_at is None
+        assert otomo.reminders.armed_at is None
 
 
 # -- Discord failing -------------------------------------------------------------------------
@@ -282,7 +282,7 @@ async def test_a_429_that_outlasts_discord_pys_own_retries_is_retried_after_retr
         # discord.py waits out a 429 itself and tries 5 times; the sixth answer reaches us.
         fake.inject("POST", GENERAL_MESSAGES, status=429, retry_after=0.01, times=5)
         clock.set(due)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
 
         row = await row_of(otomo, reminder_id)
         assert fake.rate_limit_hits["injected"] == 5
@@ -292,7 +292,7 @@ async def test_a_429_that_outlasts_discord_pys_own_retries_is_retried_after_retr
         assert row.next_attempt_at == due + timedelta(seconds=1)  # Discord's Retry-After
 
         clock.set(row.next_attempt_at)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         assert len(posted_reminders(fake)) == 1
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 
@@ -306,20 +306,20 @@ async def test_server_errors_are_retried_and_never_post_twice(
         # A 500 is retried by discord.py itself a second later, with the same nonce.
         fake.inject("POST", GENERAL_MESSAGES, status=500, times=1)
         clock.set(due)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         assert [r.status for r in reminder_posts(fake, f"r{first}o1")] == [500, 200]
 
         # A 503 is not retried by discord.py: the engine backs off and tries again.
         second = await remind(otomo, due + timedelta(minutes=5), "二つ目")
         fake.inject("POST", GENERAL_MESSAGES, status=503, times=1)
         clock.set(due + timedelta(minutes=5))
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         row = await row_of(otomo, second)
         assert (row.state, row.attempts, row.retries) == (ReminderState.PENDING, 0, 1)
         assert row.next_attempt_at == clock.now() + timedelta(seconds=2)
 
         clock.set(row.next_attempt_at)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         assert [r.status for r in reminder_posts(fake, f"r{second}o1")] == [503, 200]
         assert [m["embeds"][0]["description"] for m in posted_reminders(fake)] == [
             "一つ目",
@@ -336,7 +336,7 @@ async def test_forbidden_five_times_fails_the_reminder_and_tells_the_owner_by_dm
         fake.inject("POST", GENERAL_MESSAGES, status=403, times=None)
         clock.set(due)
         for attempt in range(1, 6):
-            await otomo.app.reminders.run_due()
+            await otomo.reminders.run_due()
             row = await row_of(otomo, reminder_id)
             assert row.attempts == attempt
             assert row.last_error is not None and row.last_error.startswith("403")
@@ -352,7 +352,7 @@ async def test_forbidden_five_times_fails_the_reminder_and_tells_the_owner_by_dm
         assert dm["mentions"] == [] and dm["mention_everyone"] is False
         assert len(reminder_posts(fake, f"r{reminder_id}o1")) == 5
         clock.set(clock.now() + timedelta(days=1))
-        assert await otomo.app.reminders.run_due() == 0
+        assert await otomo.reminders.run_due() == 0
 
 
 async def test_a_missing_channel_counts_as_an_attempt_and_the_next_attempt_can_succeed(
@@ -363,14 +363,14 @@ async def test_a_missing_channel_counts_as_an_attempt_and_the_next_attempt_can_s
         reminder_id = await remind(otomo, due)
         fake.inject("POST", GENERAL_MESSAGES, status=404, code=10003, times=1)
         clock.set(due)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         row = await row_of(otomo, reminder_id)
         assert (row.state, row.attempts, row.retries) == (ReminderState.PENDING, 1, 0)
         assert row.last_error == "404 Unknown Channel (10003)"
         assert row.next_attempt_at == due + timedelta(seconds=30)
 
         clock.set(row.next_attempt_at)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         assert len(posted_reminders(fake)) == 1
         assert (await row_of(otomo, reminder_id)).state == ReminderState.DELIVERED
 
@@ -385,7 +385,7 @@ async def test_one_channels_burst_does_not_hold_up_another_channel(
             await remind(otomo, due, f"general {n}")
         await remind(otomo, due, "random", channel_id=RANDOM_CHANNEL_ID)
         clock.set(due)
-        assert await otomo.app.reminders.run_due() == 5
+        assert await otomo.reminders.run_due() == 5
 
         general = posted_reminders(fake, GENERAL_CHANNEL_ID)
         (elsewhere,) = posted_reminders(fake, RANDOM_CHANNEL_ID)
@@ -413,7 +413,7 @@ async def test_a_crash_between_posting_and_recording_does_not_post_twice_after_r
         reminder_id = await remind(otomo, due)
         monkeypatch.setattr(DeliveryLedger, "mark_delivered_many", killed)
         clock.set(due)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         (first,) = posted_reminders(fake)
         row = await row_of(otomo, reminder_id)
         assert row.state == ReminderState.PENDING and row.claimed_by is not None
@@ -421,7 +421,7 @@ async def test_a_crash_between_posting_and_recording_does_not_post_twice_after_r
 
     clock.set(due + LEASE)  # the dead process's claim runs out
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
-        await otomo.app.reminders.drain()
+        await otomo.reminders.drain()
         row = await row_of(otomo, reminder_id)
 
         assert len(reminder_posts(fake, f"r{reminder_id}o1")) == 2
@@ -439,7 +439,7 @@ async def test_reminders_that_fell_due_while_down_are_posted_at_start_marked_lat
     )
     clock.set(due + timedelta(hours=2))
     async with running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as otomo:
-        await otomo.app.reminders.drain()
+        await otomo.reminders.drain()
 
         (posted,) = posted_reminders(fake)
         when = posted["embeds"][0]["fields"][0]["value"]
@@ -459,11 +459,9 @@ async def test_two_bots_on_one_database_post_each_reminder_once(
         running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as first,
         running_bot(tmp_path, fake=fake, llm=llm, clock=clock) as second,
     ):
-        assert first.app.reminders.worker_id != second.app.reminders.worker_id
+        assert first.reminders.worker_id != second.reminders.worker_id
         clock.set(due)
-        claimed = await asyncio.gather(
-            first.app.reminders.run_due(), second.app.reminders.run_due()
-        )
+        claimed = await asyncio.gather(first.reminders.run_due(), second.reminders.run_due())
 
         assert sum(claimed) == 12
         for reminder_id in ids:
@@ -482,7 +480,7 @@ async def delivered(
     """A reminder posted in #general at due: its id and message."""
     reminder_id = await remind(otomo, due, what)
     clock.set(due)
-    await otomo.app.reminders.run_due()
+    await otomo.reminders.run_due()
     message = next(m for m in posted_reminders(otomo.fake) if m.get("nonce") == f"r{reminder_id}o1")
     return reminder_id, message
 
@@ -507,7 +505,7 @@ async def test_the_requester_snoozes_for_ten_minutes_and_is_reminded_again(
         assert row.due_at == clock.now() + timedelta(minutes=10)
 
         clock.set(row.due_at)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         assert [m["nonce"] for m in posted_reminders(fake)] == [
             f"r{reminder_id}o1",
             f"r{reminder_id}o2",
@@ -653,7 +651,7 @@ async def test_reminders_whose_claim_ran_out_behind_a_slow_channel_are_still_pos
         due = local(clock, 0, 21)
         queued = [await remind(otomo, due, f"general {n}") for n in range(3)]
         clock.set(due)
-        first_wake = asyncio.create_task(otomo.app.reminders.run_due())
+        first_wake = asyncio.create_task(otomo.reminders.run_due())
         await fake.wait_for_message(GENERAL_CHANNEL_ID, lambda m: m.get("nonce") is not None)
         # While #general drips out one message a second, the claims on its queue run out and
         # the next wake-up (for a reminder elsewhere) claims them again.
@@ -662,9 +660,9 @@ async def test_reminders_whose_claim_ran_out_behind_a_slow_channel_are_still_pos
             otomo, clock.now() + timedelta(minutes=1), "random", channel_id=RANDOM_CHANNEL_ID
         )
         clock.set(clock.now() + timedelta(minutes=1))
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         await first_wake
-        await otomo.app.reminders.drain()
+        await otomo.reminders.drain()
 
         nonces = [m["nonce"] for m in posted_reminders(fake)]
         assert nonces == [f"r{reminder_id}o1" for reminder_id in queued]

@@ -119,13 +119,13 @@ async def test_a_reminder_for_someone_else_waits_for_their_consent_and_obeys_the
         sent = await otomo.mention("@taro に明日10時に資料送ってってリマインドして")
         await approve(otomo, int(sent["id"]), HANA_ID, GENERAL_CHANNEL_ID)
         (accepted,) = await rows(otomo)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         request = request_of(world, accepted.id)
 
         wrong = await click(otomo, request, f"rcs:{accepted.id}:accept", ADMIN_ID)
         took = await click(otomo, request, f"rcs:{accepted.id}:accept", TARO_ID)
         clock.set(due)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
 
         # Two more for taro, a day later: one declined, one answered by stopping all from hana.
         later = due + timedelta(days=1)
@@ -144,7 +144,7 @@ async def test_a_reminder_for_someone_else_waits_for_their_consent_and_obeys_the
                 target=Target(member=Member(TARO_ID, "Taro")),
             )
             ids.append(view.id)
-        assert await otomo.app.reminders.run_due() == 2
+        assert await otomo.reminders.run_due() == 2
         declined, blocked = ids
         await click(otomo, request_of(world, declined), f"rcs:{declined}:decline", TARO_ID)
         await click(otomo, request_of(world, blocked), f"rcs:{blocked}:block", TARO_ID)
@@ -161,7 +161,7 @@ async def test_a_reminder_for_someone_else_waits_for_their_consent_and_obeys_the
         assert await otomo.app.core.deps.reminder_consent.records.blocked(GUILD_ID, TARO_ID) == []
 
         clock.set(later)
-        assert await otomo.app.reminders.run_due() == 0
+        assert await otomo.reminders.run_due() == 0
         stored = {row.id: row for row in await rows(otomo)}
 
     assert request["content"].startswith(f"<@{TARO_ID}> Hana さんから")
@@ -233,12 +233,12 @@ async def test_a_channel_reminder_needs_send_messages_there_and_names_are_per_se
             "remind @sora tomorrow at 10 to bring the slides", channel_id=SECOND_GENERAL_CHANNEL_ID
         )
         await approve(otomo, int(for_sora["id"]), HANA_ID, SECOND_GENERAL_CHANNEL_ID)
-        assert await otomo.app.reminders.run_due() == 1
+        assert await otomo.reminders.run_due() == 1
         channel_reminder, sora_reminder = await rows(otomo)
         request = request_of(world, sora_reminder.id, SECOND_GENERAL_CHANNEL_ID)
         wrong = await click(otomo, request, f"rcs:{sora_reminder.id}:accept", HANA_ID)
         clock.set(due)
-        await otomo.app.reminders.run_due()
+        await otomo.reminders.run_due()
         posted = [
             m
             for m in world.messages(RANDOM_CHANNEL_ID)

@@ -6,8 +6,12 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.agent.runs import PromptInput
+from bot.app.features import HANDLERS
+from bot.chat.handler import CHAT
 from bot.handlers.catalog import HandlerParts, build_handlers
-from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER
+from bot.handlers.router import GENERAL
+from bot.reminders.handler import REMINDER
+from bot.weather.handler import WEATHER
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 PROMPT = PromptInput(
@@ -21,7 +25,7 @@ PROMPT = PromptInput(
 
 
 def _parts() -> HandlerParts:
-    parts = HandlerParts()
+    parts = HandlerParts(list(HANDLERS))
     parts.add_tools(REMINDER, ["create_reminder", "list_reminders"])
     parts.add_tools(WEATHER, ["get_forecast"])
     parts.add_tools(CHAT, ["recent_topics", "search_knowledge"])

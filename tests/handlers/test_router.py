@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 
 from bot.app.features import route
-from bot.handlers.router import CHAT, GENERAL, REMINDER, WEATHER
+from bot.chat.handler import CHAT
+from bot.handlers.router import GENERAL
 from bot.handlers.typos import correct
+from bot.reminders.handler import REMINDER
 from bot.text.analysis import normalize
+from bot.weather.handler import WEATHER
 from tests.handlers.routing_corpus import (
     HELD_OUT,
     TOOL_HANDLERS,

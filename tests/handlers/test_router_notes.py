@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.app.features import route
-from bot.handlers.router import GENERAL, REMINDER
+from bot.handlers.router import GENERAL
+from bot.reminders.handler import REMINDER
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.members.permissions import Actor, Permissions, ServerRoles
+from bot.members.permissions import Actor, Permissions, Person, ServerRoles
 from bot.settings import Settings
 
 GUILD = 10
@@ -54,6 +54,12 @@ def test_the_bot_owner_is_the_application_owner_or_in_owner_ids_wherever_they_ar
     assert RULES.is_bot_owner(member(user_id=42, guild_id=None))
     assert RULES.is_bot_owner(member(application_owner=True))
     assert not RULES.is_bot_owner(member(administrator=True))
+
+
+def test_the_person_features_take_carries_the_rules_verdicts_not_discords_facts() -> None:
+    assert RULES.person(member(user_id=42), "hana") == Person(42, "hana", bot_owner=True)
+    assert RULES.person(member(manage_messages=True), "taro") == Person(1, "taro", is_admin=True)
+    assert RULES.person(member(guild_id=None, manage_messages=True), "dm") == Person(1, "dm")
 
 
 def test_the_rules_from_settings_use_the_configured_roles_and_owners() -> None:

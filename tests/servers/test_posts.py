@@ -10,19 +10,23 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.chat.tips_due import TIPS_POST
 from bot.runtime.clock import ManualClock
 from bot.servers.config import ServerConfig, defaults_of
 from bot.servers.directory import ServerDirectory
 from bot.servers.membership import Membership
-from bot.servers.posts import TIPS, WEATHER, PostFor, ScheduledPosts
+from bot.servers.posts import PostFor, ScheduledPosts
 from bot.settings import Settings
 from bot.storage import Database
+from bot.weather.due import DAILY_WEATHER
 
 TOKYO = ZoneInfo("Asia/Tokyo")
 NEW_YORK = ZoneInfo("America/New_York")
 ONE = 111_111_111_111_111_111
 TWO = 222_222_222_222_222_222
 CHANNEL = 333_333_333_333_333_333
+KINDS = (DAILY_WEATHER, TIPS_POST)
+WEATHER, TIPS = DAILY_WEATHER.name, TIPS_POST.name
 
 
 class Posted:
@@ -48,7 +52,7 @@ async def rig(
     servers = ServerDirectory(database.sessions, clock, defaults_of(settings))
     await Membership(database.sessions, clock, servers, 30).present(guilds)
     return servers, ScheduledPosts(
-        database.sessions, clock, servers, settings.weather_notify_grace_minutes
+        database.sessions, clock, servers, settings.weather_notify_grace_minutes, KINDS
     )
 
 
@@ -112,7 +116,7 @@ async def test_a_post_is_made_once_however_many_processes_look(
     settings = make_settings()
     servers, here = await rig(database, clock, settings, ONE)
     await servers.change(ONE, WEATHER_AT_SEVEN, 1)
-    there = ScheduledPosts(database.sessions, clock, servers, 30)
+    there = ScheduledPosts(database.sessions, clock, servers, 30, KINDS)
     posted = Posted()
     clock.set(datetime(2026, 12, 1, 7, 1, tzinfo=TOKYO))
 

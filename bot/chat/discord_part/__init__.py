@@ -6,11 +6,12 @@ from __future__ import annotations
 import discord
 
 from bot.chat import Tip
+from bot.chat.tips_due import TIPS_POST
 from bot.chat.tools import ChatDeps
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.posting import ChannelPoster
 from bot.servers.config import ServerConfig
-from bot.servers.posts import TIPS, PostFor
+from bot.servers.posts import PostFor
 from bot.text.clip import clip
 
 CONTENT_MAX = 2000
@@ -51,4 +52,4 @@ def register(app: DiscordBuilder, deps: ChatDeps) -> None:
 
         return post
 
-    app.add_server_post(TIPS, make)
+    app.add_server_post(TIPS_POST, make)

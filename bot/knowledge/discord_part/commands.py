@@ -82,10 +82,10 @@ class KnowledgeCommands(commands.Cog):
         if not isinstance(member, discord.Member):
             return None
         actor = actor_of_interaction(interaction)
-        owner = self.permissions.is_bot_owner(actor)
-        if not owner and not self.permissions.is_knowledge_editor(actor):
+        editor = self.permissions.person(actor, member.display_name)
+        if not editor.bot_owner and not self.permissions.is_knowledge_editor(actor):
             return None
-        return Person(member.id, member.display_name, bot_owner=owner)
+        return editor
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Every /kb command: admins only; others get an ephemeral refusal."""

@@ -18,7 +18,7 @@ from bot.discord_ui.commands.confirmation import DeleteConfirmation
 from bot.discord_ui.commands.private_replies import say
 from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import Language, answers, language_of_locale, replies
-from bot.members.permissions import Permissions, Person
+from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.notes import Notebook, NoteError, NoteView
 from bot.text.clip import clip
@@ -151,7 +151,7 @@ class NotesCommands(commands.Cog):
 
         async def delete_note(clicked: discord.Interaction[Any]) -> str:
             # The notebook checks again who may: roles can change while the question waits.
-            who = Person(clicked.user.id, clicked.user.display_name, self._moderator(clicked))
+            who = self.permissions.person(actor_of_interaction(clicked), clicked.user.display_name)
             try:
                 await notebook.delete(view.guild_id, view.id, who)
             except NoteError as exc:

@@ -11,4 +11,7 @@ How a due reminder travels (files in order):
   limits.
 - `courier.py`: posts one claim through `sender.py` (the seam to Discord, with a deterministic
   nonce) and applies the failure policy stored in the row.
+
+The bot's engine is built by the feature's Discord part (`discord_part/delivery.py`, started
+when the gateway connects), the console's by `console.py`.
 """

@@ -1,5 +1,5 @@
 """The reminders feature's Discord part: /remind and /timezone, the buttons under delivered
-reminders and requests, the posts of due reminders, and the message action."""
+reminders and requests, the delivery engine posting due reminders, and the message action."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import discord
 from bot.discord_ui.builder import DiscordBuilder
 from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.consent import ConsentButtons
+from bot.reminders.delivery.due_times import DueTimes
 from bot.reminders.discord_part.buttons import (
     CLICKS,
     ConsentButton,
@@ -17,6 +18,7 @@ from bot.reminders.discord_part.buttons import (
     ReminderButton,
 )
 from bot.reminders.discord_part.commands import ReminderCommands
+from bot.reminders.discord_part.delivery import discord_delivery, due_gauge
 from bot.reminders.discord_part.message_action import add_message_action
 from bot.reminders.discord_part.recipients import DiscordRecipients
 from bot.reminders.looks import ReminderDeps
@@ -35,10 +37,15 @@ class ReminderDiscordDeps(ReminderDeps, Protocol):
         """Accept, Decline and Stop all under a request to remind another member."""
         ...
 
+    @property
+    def due_times(self) -> DueTimes:
+        """Where the reminder service announces new and moved due times."""
+        ...
+
 
 def register(app: DiscordBuilder, deps: ReminderDiscordDeps) -> None:
     """/remind and /timezone, the buttons under delivered reminders and under requests to
-    remind another member, and the message action "Remind me about this"."""
+    remind another member, the delivery engine, and the message action "Remind me about this"."""
     now = app.clock.now
 
     def commands(client: discord.Client) -> ReminderCommands:
@@ -56,3 +63,19 @@ def register(app: DiscordBuilder, deps: ReminderDiscordDeps) -> None:
         ),
     )
     add_message_action(app, deps.reminders)
+    database, scheduler, metrics = app.database, app.scheduler, app.metrics
+    if database is not None and scheduler is not None and metrics is not None:
+        app.run_while_connected(
+            "reminders",
+            lambda client: discord_delivery(
+                client,
+                settings=app.settings,
+                clock=app.clock,
+                database=database,
+                scheduler=scheduler,
+                metrics=metrics,
+                servers=app.servers,
+                due_times=deps.due_times,
+            ),
+            gauges=due_gauge(metrics),
+        )

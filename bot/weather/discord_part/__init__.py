@@ -8,9 +8,10 @@ from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.posting import ChannelPoster
 from bot.i18n import posts
 from bot.servers.config import ServerConfig
-from bot.servers.posts import WEATHER, PostFor
+from bot.servers.posts import PostFor
 from bot.text.clip import clip
 from bot.weather import DailyWeatherJob, DailyWeatherReport, warn_if_half_configured
+from bot.weather.due import DAILY_WEATHER
 from bot.weather.tools import WeatherDeps
 
 WEATHER_COLOUR = discord.Colour.from_rgb(86, 156, 214)
@@ -64,4 +65,4 @@ def register(app: DiscordBuilder, deps: WeatherDeps) -> None:
 
         return post
 
-    app.add_server_post(WEATHER, make)
+    app.add_server_post(DAILY_WEATHER, make)

@@ -385,7 +385,6 @@ SETTINGS_GROUPS: dict[str, Text] = {
     "weather": Text(ja="☀️ 毎日の天気", en="☀️ Daily weather"),
     "tips": Text(ja="💡 Tips・話題", en="💡 Tips and topics"),
     "budgets": Text(ja="🪙 予算", en="🪙 Budgets"),
-    "tasks": Text(ja="⏰ スケジュールタスク", en="⏰ Scheduled tasks"),
     "listening": Text(ja="👂 聞くチャンネル・まとめ", en="👂 Listening and catching up"),
 }
 SETTINGS_CHANGE = Text(ja="変更する設定", en="Change a setting")

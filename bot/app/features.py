@@ -11,7 +11,6 @@ from bot.catchup import discord_part as catchup_discord
 from bot.catchup import feature as catchup
 from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
-from bot.channels import table as channels_table
 from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
 from bot.chat import table as chat_table
@@ -94,9 +93,9 @@ FEATURES: tuple[Feature, ...] = (
         channels.register,
         channels_discord.register,
         services=channels.services,
-        declares=Declarations(tables=channels_table),
+        declares=channels.DECLARES,
     ),
-    Feature("catchup", catchup.register, catchup_discord.register),
+    Feature("catchup", catchup.register, catchup_discord.register, declares=catchup.DECLARES),
 )
 
 

@@ -21,18 +21,6 @@ SLASH: tuple[Text, ...] = (
     Text(ja="モデルの利用状況（管理者）", en="Model usage per day (admins)"),
     Text(ja="日数", en="How many days"),
     Text(ja="このサーバーの設定（管理者）", en="This server's settings (admins)"),
-    Text(
-        ja="このチャンネルで見逃した話題（自分だけに表示）",
-        en="What you missed in this channel, privately",
-    ),
-    Text(
-        ja="いつから: 3h、30分、昨日の夜から、09:00",
-        en="From when: 3h, 30m, yesterday, last night, 09:00",
-    ),
-    Text(
-        ja="このチャンネルの設定: 聞く・ペルソナ（管理者）",
-        en="This channel's settings: listening, persona (admins)",
-    ),
     Text(ja="このサーバーかボット全体か", en="This server or the whole bot"),
     Text(ja="このサーバー", en="This server"),
     Text(ja="ボット全体（オーナー）", en="Whole bot (owners)"),

@@ -59,9 +59,6 @@ class ServerConfig:
     member_daily_tokens: int = 0
     # US dollars a day, estimated with litellm's price map; 0 = unlimited.
     server_daily_cost: float = 0.0
-    listening_channels: frozenset[int] = frozenset()
-    listen_cooldown_seconds: int = 120
-    catchup_max_messages: int = 200
     # The features' own settings by name (see `register`), read with `get`.
     feature_values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     # The names a server set itself (the others come from the environment).
@@ -84,11 +81,6 @@ class ServerConfig:
             return True
         listed = any(c in self.answer_channels for c in channel_ids if c is not None)
         return listed if self.answer_mode == "allow" else not listed
-
-    def listens_in(self, channel_id: int) -> bool:
-        """Whether Otomo answers questions in this channel without being mentioned (the
-        channel itself: its threads and the rest of its category still need a mention)."""
-        return channel_id in self.listening_channels and self.answers_in(channel_id)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -226,20 +218,6 @@ def _count(text: str) -> int:
     cleaned = text.strip()
     if not cleaned.isdigit() or int(cleaned) > 1000:
         raise BadValue(replies.WHOLE_NUMBER)
-    return int(cleaned)
-
-
-def _seconds(text: str) -> int:
-    cleaned = text.strip()
-    if not cleaned.isdigit() or int(cleaned) > 86400:
-        raise BadValue(replies.SECONDS_RANGE)
-    return int(cleaned)
-
-
-def _catchup_cap(text: str) -> int:
-    cleaned = text.strip()
-    if not cleaned.isdigit() or not 10 <= int(cleaned) <= 1000:
-        raise BadValue(replies.CATCHUP_RANGE)
     return int(cleaned)
 
 
@@ -409,28 +387,6 @@ SETTINGS: dict[str, Setting[Any]] = {
             _dollars,
             "budgets",
         ),
-        Setting(
-            "listening_channels",
-            "メンションなしで答えるチャンネル",
-            "Channels where Otomo listens (no mention needed)",
-            _ids,
-            "listening",
-            "channels",
-        ),
-        Setting(
-            "listen_cooldown_seconds",
-            "聞くチャンネルの間隔（秒）",
-            "Listening cool-down per channel (seconds)",
-            _seconds,
-            "listening",
-        ),
-        Setting(
-            "catchup_max_messages",
-            "/otomo catchup で読む最大件数",
-            "Most messages /otomo catchup reads",
-            _catchup_cap,
-            "listening",
-        ),
     )
 }
 assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"feature_values", "overridden"}
@@ -459,7 +415,6 @@ parse_ids = _ids
 parse_one_id = _one_id
 parse_flag = _flag
 parse_count = _count
-parse_seconds = _seconds
 
 
 def defaults_of(settings: Settings) -> ServerConfig:
@@ -487,8 +442,6 @@ def defaults_of(settings: Settings) -> ServerConfig:
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
         server_daily_cost=settings.server_daily_cost_budget_usd,
-        listen_cooldown_seconds=settings.listen_cooldown_seconds,
-        catchup_max_messages=settings.catchup_max_messages,
         feature_values={
             name: setting.default_for(settings)
             for name, setting in SETTINGS.items()

@@ -172,10 +172,6 @@ class Settings(ExternalToolSettings, ShardSettings):
         5, ge=1, le=1440, alias="REMINDER_MIN_INTERVAL_MINUTES"
     )
 
-    # Catching up and listening channels (each server may change them in /otomo settings)
-    catchup_max_messages: int = Field(200, ge=10, le=1000, alias="CATCHUP_MAX_MESSAGES")
-    listen_cooldown_seconds: int = Field(120, ge=0, le=86400, alias="LISTEN_COOLDOWN_SECONDS")
-
     # Weather and chit-chat
     weather_api_base: str = Field("https://api.open-meteo.com/v1", alias="WEATHER_API_BASE")
     geocoding_api_base: str = Field(

@@ -48,7 +48,8 @@ class Feature:
     name: str
     register: Callable[[AppBuilder, Deps], None]
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
-    # What sends a mention to the feature's handler (the router reads them in this order).
+    # What sends a mention to the feature's handler (like `declares.cues`; the router reads
+    # them in the features' order).
     cues: tuple[Cue, ...] = ()
     # The long-lived services it builds and owns (its tools read them as ctx.deps.<name>).
     services: BuildServices | None = None

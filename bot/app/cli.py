@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.app.start_failures import ExitCode, StartupFailure
 from bot.extools.token_commands import add_tools_commands, run_tools_command
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings, SettingsError, SettingsSection, load_settings
 
 log = logging.getLogger("bot")
 
@@ -126,6 +126,16 @@ async def _console(settings: Settings) -> int:
     return 0
 
 
+def _feature_settings(command: str) -> tuple[type[SettingsSection], ...]:
+    """The features' own settings, checked at start by the commands that run or check them
+    (the others skip importing every feature; a section is still checked when first read)."""
+    if command not in ("run", "console", "doctor"):
+        return ()
+    from bot.app.features import SETTINGS_SECTIONS
+
+    return SETTINGS_SECTIONS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments, load settings, dispatch; each start-up failure is a sentence and a code."""
     args = _parser().parse_args(argv)
@@ -134,7 +144,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # find nothing and cost about a quarter of the import. warmup.prepare() turns it back on.
         gc.disable()
     try:
-        settings = load_settings()
+        settings = load_settings(sections=_feature_settings(args.command))
         if args.command == "run":
             settings.require_discord_token()
     except SettingsError as exc:

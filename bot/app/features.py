@@ -1,9 +1,11 @@
-"""The composition root's list of features: what each adds to the agent and to Discord."""
+"""The composition root's list of features: what each adds to the agent and to Discord, and
+what it declares to the shared layers (its settings, server settings, words and tables)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import ModuleType
 
 from bot.catchup import discord_part as catchup_discord
 from bot.catchup import feature as catchup
@@ -11,20 +13,27 @@ from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
 from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
+from bot.chat import table as chat_table
 from bot.chat.handler import CHAT_HANDLER
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
+from bot.handlers.declarations import Declarations
 from bot.handlers.router import Route, Router
 from bot.handlers.services import BuildServices, Deps
-from bot.handlers.shapes import Cue
 from bot.handlers.spec import HandlerSpec
+from bot.i18n import commands as command_words
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
+from bot.knowledge import table as knowledge_table
 from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
+from bot.notes import table as notes_table
 from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
+from bot.reminders import table as reminders_table
 from bot.reminders.handler import REMINDER_HANDLER
+from bot.servers import config as server_config
+from bot.settings import SettingsSection
 from bot.tasks import discord_part as tasks_discord
 from bot.tasks import feature as tasks
 from bot.weather import discord_part as weather_discord
@@ -40,12 +49,12 @@ class Feature:
     name: str
     register: Callable[[AppBuilder, Deps], None]
     discord: Callable[[DiscordBuilder, Deps], None] | None = None
-    # What else sends a mention to a handler (the router reads them after the handlers' own).
-    cues: tuple[Cue, ...] = ()
     # The long-lived services it builds and owns (its tools read them as ctx.deps.<name>).
     services: BuildServices | None = None
     # Its own handler: name, the text opening its prompt, its cues, its role in routing.
     handler: HandlerSpec | None = None
+    # Its other cues, settings, server settings, words and tables (see Declarations).
+    declares: Declarations = field(default_factory=Declarations)
 
 
 FEATURES: tuple[Feature, ...] = (
@@ -55,6 +64,7 @@ FEATURES: tuple[Feature, ...] = (
         reminders_discord.register,
         services=reminders.services,
         handler=REMINDER_HANDLER,
+        declares=Declarations(tables=reminders_table),
     ),
     Feature(
         "weather",
@@ -64,22 +74,58 @@ FEATURES: tuple[Feature, ...] = (
         handler=WEATHER_HANDLER,
     ),
     Feature(
-        "chat", chat.register, chat_discord.register, services=chat.services, handler=CHAT_HANDLER
+        "chat",
+        chat.register,
+        chat_discord.register,
+        services=chat.services,
+        handler=CHAT_HANDLER,
+        declares=Declarations(tables=chat_table),
     ),
     Feature(
-        "knowledge", knowledge.register, knowledge_discord.register, services=knowledge.services
+        "knowledge",
+        knowledge.register,
+        knowledge_discord.register,
+        services=knowledge.services,
+        declares=Declarations(tables=knowledge_table),
     ),
-    Feature("notes", notes.register, notes_discord.register, services=notes.services),
-    Feature("tasks", tasks.register, tasks_discord.register),
-    Feature("channels", channels.register, channels_discord.register, services=channels.services),
-    Feature("catchup", catchup.register, catchup_discord.register),
+    Feature(
+        "notes",
+        notes.register,
+        notes_discord.register,
+        services=notes.services,
+        declares=Declarations(tables=notes_table),
+    ),
+    Feature("tasks", tasks.register, tasks_discord.register, declares=tasks.DECLARES),
+    Feature(
+        "channels",
+        channels.register,
+        channels_discord.register,
+        services=channels.services,
+        declares=channels.DECLARES,
+    ),
+    Feature("catchup", catchup.register, catchup_discord.register, declares=catchup.DECLARES),
 )
 
 
+# What the features declare to the shared layers, known as soon as the feature list is: their
+# server settings (the panel, the directory) and their slash commands' Japanese.
+for _feature in FEATURES:
+    if _feature.declares.server_settings is not None:
+        server_config.register(_feature.declares.server_settings)
+    command_words.add(_feature.declares.words)
+
+# The features' own environment settings: start-up checks them with the shared ones.
+SETTINGS_SECTIONS: tuple[type[SettingsSection], ...] = tuple(
+    f.declares.settings for f in FEATURES if f.declares.settings is not None
+)
+# The modules defining the features' tables (imported above: the shared metadata holds them).
+TABLES: tuple[ModuleType, ...] = tuple(
+    f.declares.tables for f in FEATURES if f.declares.tables is not None
+)
 # The features' own handlers, in the features' order.
 HANDLERS: tuple[HandlerSpec, ...] = tuple(f.handler for f in FEATURES if f.handler is not None)
-# The keyword router, with every feature's handler and cues.
-ROUTER = Router(HANDLERS, [item for feature in FEATURES for item in feature.cues])
+# The keyword router: every feature's handler with its cues, then the features' other cues.
+ROUTER = Router(HANDLERS, [item for feature in FEATURES for item in feature.declares.cues])
 
 
 def route(text: str) -> Route:

@@ -38,3 +38,17 @@ FAILED = Text(
     en="I could not write the catch-up ({why}). Please try again in a moment.",
 )
 EMPTY_ANSWER = Text(ja="モデルから答えが返ってきませんでした", en="the model gave no answer")
+
+# /otomo catchup's description and option (Discord shows the Japanese to members in Japanese).
+CATCHUP_COMMAND = Text(
+    ja="このチャンネルで見逃した話題（自分だけに表示）",
+    en="What you missed in this channel, privately",
+)
+SINCE_OPTION = Text(
+    ja="いつから: 3h、30分、昨日の夜から、09:00",
+    en="From when: 3h, 30m, yesterday, last night, 09:00",
+)
+COMMAND_WORDS: tuple[Text, ...] = (CATCHUP_COMMAND, SINCE_OPTION)
+# The title of the catch-up settings in /otomo settings, and why a cap was refused.
+SETTINGS_GROUP = Text(ja="📰 まとめ", en="📰 Catching up")
+CATCHUP_RANGE = Text(ja="10〜1000 の整数です。", en="Use a whole number from 10 to 1000.")

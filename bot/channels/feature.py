@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.agent.runs import PromptInput
+from bot.channels import table, words
+from bot.channels.server_settings import SERVER_SETTINGS
 from bot.channels.service import ChannelVoices
+from bot.channels.settings import ChannelSettings
 from bot.handlers.builder import AppBuilder
+from bot.handlers.declarations import Declarations
 from bot.handlers.services import Shared
 
 # Every handler answers in the channel's voice, not only chit-chat.
@@ -46,3 +50,13 @@ def services(shared: Shared) -> dict[str, object]:
     """Each channel's own persona and listening cool-down."""
     fresh = shared.settings.server_settings_refresh_seconds
     return {"channels": ChannelVoices(shared.database.sessions, shared.clock, fresh_seconds=fresh)}
+
+
+# What the feature brings to the shared layers: LISTEN_COOLDOWN_SECONDS, the listening settings
+# of each server, /otomo channel's words, the channel settings table.
+DECLARES = Declarations(
+    settings=ChannelSettings,
+    server_settings=SERVER_SETTINGS,
+    words=words.COMMAND_WORDS,
+    tables=table,
+)

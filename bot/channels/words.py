@@ -31,3 +31,13 @@ START_LISTENING = Text(ja="ここで聞く", en="Listen here")
 STOP_LISTENING = Text(ja="聞くのをやめる", en="Stop listening")
 EDIT_PERSONA = Text(ja="ペルソナを編集", en="Edit the persona")
 OTHER_PERSONAS = Text(ja="🗂️ ペルソナのある他のチャンネル", en="🗂️ Other channels with a persona")
+
+# /otomo channel's description (Discord shows the Japanese to members in Japanese).
+CHANNEL_COMMAND = Text(
+    ja="このチャンネルの設定: 聞く・ペルソナ（管理者）",
+    en="This channel's settings: listening, persona (admins)",
+)
+COMMAND_WORDS: tuple[Text, ...] = (CHANNEL_COMMAND,)
+# The title of the listening settings in /otomo settings, and why a cool-down was refused.
+SETTINGS_GROUP = Text(ja="👂 聞くチャンネル", en="👂 Listening channels")
+SECONDS_RANGE = Text(ja="0〜86400 秒の整数です。", en="Use a whole number of seconds, 0 to 86400.")

@@ -38,15 +38,4 @@ GENERAL_CUES: tuple[Cue, ...] = (
     # Below a weather cue: "洗濯物いつ干せばいい？" asks the forecast.
     cue("when something happens", GENERAL, 2, needs=WHEN, unless=PAST),
     cue("do you remember", GENERAL, 3, regex=r"覚えて(る|ます|い(る|ます))\s*(\?|？|か)"),
-    # Work the model does on a schedule ("毎朝…まとめて投稿して", "every Friday summarise…") is
-    # a scheduled task: the general handler offers its tools (a reminder only repeats text).
-    cue(
-        "work on a schedule",
-        GENERAL,
-        30,
-        regex=r"(?=.*(毎(朝|晩|夜|日|週|月)|平日|(?<![a-z])(every|each)\s+(day|morning|evening|"
-        r"night|week|weekday|month|mon|tue|wed|thu|fri|sat|sun)|(?<![a-z])(daily|weekly)(?![a-z])))"
-        r"(?=.*(まとめ|一覧|要約|投稿|ポスト|サマリ|ダイジェスト|(?<![a-z])(summar|digest|recap|"
-        r"round\s*-?up|post\s+(today|the|a|an|this|our|my|me)|list\s+(today|the|my|our|this))))",
-    ),
 )

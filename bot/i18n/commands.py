@@ -5,6 +5,8 @@ them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from bot.i18n import Text
 
 SLASH: tuple[Text, ...] = (
@@ -19,19 +21,6 @@ SLASH: tuple[Text, ...] = (
     Text(ja="モデルの利用状況（管理者）", en="Model usage per day (admins)"),
     Text(ja="日数", en="How many days"),
     Text(ja="このサーバーの設定（管理者）", en="This server's settings (admins)"),
-    Text(ja="スケジュールされたタスク", en="Scheduled tasks"),
-    Text(
-        ja="このチャンネルで見逃した話題（自分だけに表示）",
-        en="What you missed in this channel, privately",
-    ),
-    Text(
-        ja="いつから: 3h、30分、昨日の夜から、09:00",
-        en="From when: 3h, 30m, yesterday, last night, 09:00",
-    ),
-    Text(
-        ja="このチャンネルの設定: 聞く・ペルソナ（管理者）",
-        en="This channel's settings: listening, persona (admins)",
-    ),
     Text(ja="このサーバーかボット全体か", en="This server or the whole bot"),
     Text(ja="このサーバー", en="This server"),
     Text(ja="ボット全体（オーナー）", en="Whole bot (owners)"),
@@ -100,5 +89,16 @@ MESSAGE_ACTIONS: tuple[Text, ...] = (
     Text(ja="Otomo に聞く", en="Ask Otomo about this"),
 )
 
-# What Discord shows a member whose Discord is in Japanese, by the English the command declares.
+# What Discord shows a member whose Discord is in Japanese, by the English the command declares
+# (the features' own commands add theirs with `add`).
 JAPANESE: dict[str, str] = {text.en: text.ja for text in (*SLASH, *MESSAGE_ACTIONS)}
+
+
+def add(texts: Iterable[Text]) -> None:
+    """A feature's slash-command texts: Discord shows their Japanese like the catalog's own
+    (adding the same text again changes nothing)."""
+    for text in texts:
+        known = JAPANESE.get(text.en)
+        if known is not None and known != text.ja:
+            raise ValueError(f"two Japanese forms of the command text {text.en!r}")
+        JAPANESE[text.en] = text.ja

@@ -385,8 +385,6 @@ SETTINGS_GROUPS: dict[str, Text] = {
     "weather": Text(ja="☀️ 毎日の天気", en="☀️ Daily weather"),
     "tips": Text(ja="💡 Tips・話題", en="💡 Tips and topics"),
     "budgets": Text(ja="🪙 予算", en="🪙 Budgets"),
-    "tasks": Text(ja="⏰ スケジュールタスク", en="⏰ Scheduled tasks"),
-    "listening": Text(ja="👂 聞くチャンネル・まとめ", en="👂 Listening and catching up"),
 }
 SETTINGS_CHANGE = Text(ja="変更する設定", en="Change a setting")
 SETTINGS_RESET = Text(ja="既定に戻す", en="Reset to the default")
@@ -420,8 +418,6 @@ ENTER_CLOCK_TIME = Text(ja="07:00 のように入力してください。", en="
 ENTER_HOURS = Text(ja="0-7 のように入力してください。", en="Enter hours such as 0-7.")
 HOURS_RANGE = Text(ja="0.25〜168 時間です。", en="Use 0.25 to 168 hours.")
 WHOLE_NUMBER = Text(ja="0以上の整数です（0 は無制限）。", en="Use a whole number (0 = unlimited).")
-SECONDS_RANGE = Text(ja="0〜86400 秒の整数です。", en="Use a whole number of seconds, 0 to 86400.")
-CATCHUP_RANGE = Text(ja="10〜1000 の整数です。", en="Use a whole number from 10 to 1000.")
 SETTINGS_CHANGE_SOME = Text(ja="変更する設定: {groups}", en="Change a setting: {groups}")
 ENTER_DOLLARS = Text(
     ja="米ドルの金額です（例: 1.50、0 は無制限）。",

@@ -2,6 +2,8 @@
 
 Each setting is described once (`SETTINGS`): its labels, how a typed value is read and shown,
 and its default from the environment. `/otomo settings` and the services read the same table.
+The shared settings are fields of `ServerConfig`; a feature registers its own (`register`, a
+`SettingsGroup`) and reads them with `config.get(setting)`.
 """
 
 from __future__ import annotations
@@ -10,10 +12,10 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, time
-from typing import Any
+from typing import Any, Generic, Literal, TypeVar, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.i18n import Language, Refusal, replies
+from bot.i18n import Language, Refusal, Text, replies
 from bot.settings import Settings
 from bot.settings.environment import THREAD_MODES
 
@@ -24,6 +26,10 @@ MAX_IDS = 50
 MAX_TOOL_NAMES = 50
 ANSWER_MODES = ("all", "allow", "deny")
 LANGUAGES = ("ja", "en")
+
+T = TypeVar("T")
+# How a setting's value is shown and checked: ids of this server's channels or roles, or a value.
+SettingKind = Literal["value", "channels", "roles"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +59,20 @@ class ServerConfig:
     member_daily_tokens: int = 0
     # US dollars a day, estimated with litellm's price map; 0 = unlimited.
     server_daily_cost: float = 0.0
-    tasks_enabled: bool = True
-    max_tasks: int = 20
-    task_creator_roles: frozenset[int] = frozenset()
-    listening_channels: frozenset[int] = frozenset()
-    listen_cooldown_seconds: int = 120
-    catchup_max_messages: int = 200
+    # The features' own settings by name (see `register`), read with `get`.
+    feature_values: Mapping[str, Any] = field(default_factory=dict, hash=False)
     # The names a server set itself (the others come from the environment).
     overridden: frozenset[str] = field(default=frozenset(), compare=False)
+
+    def get(self, setting: Setting[T]) -> T:
+        """A feature's setting, effective here (its default when nobody registered it)."""
+        return cast(T, self.feature_values.get(setting.name, setting.default))
+
+    def value(self, name: str) -> Any:
+        """Any setting's effective value, by name (the panel's view)."""
+        if name in _SHARED:
+            return getattr(self, name)
+        return self.get(SETTINGS[name])
 
     def answers_in(self, *channel_ids: int | None) -> bool:
         """Whether Otomo answers in a channel, given it and its parents (a thread's channel, a
@@ -69,11 +81,6 @@ class ServerConfig:
             return True
         listed = any(c in self.answer_channels for c in channel_ids if c is not None)
         return listed if self.answer_mode == "allow" else not listed
-
-    def listens_in(self, channel_id: int) -> bool:
-        """Whether Otomo answers questions in this channel without being mentioned (the
-        channel itself: its threads and the rest of its category still need a mention)."""
-        return channel_id in self.listening_channels and self.answers_in(channel_id)
 
     @property
     def zone(self) -> ZoneInfo:
@@ -214,20 +221,6 @@ def _count(text: str) -> int:
     return int(cleaned)
 
 
-def _seconds(text: str) -> int:
-    cleaned = text.strip()
-    if not cleaned.isdigit() or int(cleaned) > 86400:
-        raise BadValue(replies.SECONDS_RANGE)
-    return int(cleaned)
-
-
-def _catchup_cap(text: str) -> int:
-    cleaned = text.strip()
-    if not cleaned.isdigit() or not 10 <= int(cleaned) <= 1000:
-        raise BadValue(replies.CATCHUP_RANGE)
-    return int(cleaned)
-
-
 def _place(text: str) -> str:
     if not 1 <= len(text.strip()) <= 100:
         raise BadValue(replies.ENTER_PLACE)
@@ -260,14 +253,19 @@ def _json(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class Setting:
+class Setting(Generic[T]):
     """One per-server setting: how admins see it and how a typed value is read."""
 
     name: str
     ja: str
     en: str
-    parse: Callable[[str], Any]
+    parse: Callable[[str], T]
     group: str
+    kind: SettingKind = "value"
+    # A feature's setting: its value when neither the environment nor the server gives one.
+    default: Any = None
+    # A feature's setting whose default comes from the environment (its feature's section).
+    from_settings: Callable[[Settings], T] | None = None
 
     def label(self, language: Language) -> str:
         """The setting's name as an admin reads it, in language."""
@@ -275,21 +273,28 @@ class Setting:
 
     def show(self, value: Any) -> str:
         """The value as an admin reads it."""
-        if self.name in (
-            "answer_channels",
-            "weather_channel",
-            "tips_channel",
-            "word_pool_channels",
-            "listening_channels",
-        ):
+        if self.kind == "channels":
             ids = value if isinstance(value, frozenset) else {value} if value else set()
             return ", ".join(f"<#{i}>" for i in sorted(ids)) or "—"
-        if self.name in ("approver_roles", "editor_roles", "task_creator_roles"):
+        if self.kind == "roles":
             return ", ".join(f"<@&{i}>" for i in sorted(value)) or "—"
         return _show(value)
 
+    def default_for(self, settings: Settings) -> Any:
+        """A feature's setting's default, given the environment."""
+        return self.default if self.from_settings is None else self.from_settings(settings)
 
-SETTINGS: dict[str, Setting] = {
+
+@dataclass(frozen=True)
+class SettingsGroup:
+    """A feature's per-server settings, shown together under one title in /otomo settings."""
+
+    name: str
+    title: Text
+    settings: tuple[Setting[Any], ...]
+
+
+SETTINGS: dict[str, Setting[Any]] = {
     s.name: s
     for s in (
         Setting(
@@ -305,6 +310,7 @@ SETTINGS: dict[str, Setting] = {
             "Channels allowed or denied",
             _ids,
             "answering",
+            "channels",
         ),
         Setting(
             "language",
@@ -322,8 +328,10 @@ SETTINGS: dict[str, Setting] = {
         ),
         Setting("timezone", "タイムゾーン", "Time zone", _zone, "answering"),
         Setting("persona", "ペルソナ（口調・キャラクター）", "Persona", _persona, "answering"),
-        Setting("approver_roles", "承認できるロール", "Approver roles", _ids, "roles"),
-        Setting("editor_roles", "ナレッジ編集ロール", "Knowledge editor roles", _ids, "roles"),
+        Setting("approver_roles", "承認できるロール", "Approver roles", _ids, "roles", "roles"),
+        Setting(
+            "editor_roles", "ナレッジ編集ロール", "Knowledge editor roles", _ids, "roles", "roles"
+        ),
         Setting(
             "auto_approve_tools", "確認なしで実行するツール", "Auto-approved tools", _names, "tools"
         ),
@@ -331,13 +339,15 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "weather_enabled", "毎日の天気 (on/off)", "Daily weather (on/off)", _flag, "weather"
         ),
-        Setting("weather_channel", "天気のチャンネル", "Weather channel", _one_id, "weather"),
+        Setting(
+            "weather_channel", "天気のチャンネル", "Weather channel", _one_id, "weather", "channels"
+        ),
         Setting("weather_place", "天気の場所", "Weather place", _place, "weather"),
         Setting(
             "weather_time", "天気の時刻 (HH:MM)", "Weather time (HH:MM)", _clock_time, "weather"
         ),
         Setting("tips_enabled", "Tips (on/off)", "Tips (on/off)", _flag, "tips"),
-        Setting("tips_channel", "Tipsのチャンネル", "Tips channel", _one_id, "tips"),
+        Setting("tips_channel", "Tipsのチャンネル", "Tips channel", _one_id, "tips", "channels"),
         Setting(
             "tips_interval_hours", "Tipsの間隔（時間）", "Tips interval (hours)", _hours, "tips"
         ),
@@ -348,7 +358,14 @@ SETTINGS: dict[str, Setting] = {
             parse_quiet_hours,
             "tips",
         ),
-        Setting("word_pool_channels", "話題を集めるチャンネル", "Word-pool channels", _ids, "tips"),
+        Setting(
+            "word_pool_channels",
+            "話題を集めるチャンネル",
+            "Word-pool channels",
+            _ids,
+            "tips",
+            "channels",
+        ),
         Setting(
             "server_daily_tokens",
             "サーバーの1日のトークン上限 (0=無制限)",
@@ -370,45 +387,34 @@ SETTINGS: dict[str, Setting] = {
             _dollars,
             "budgets",
         ),
-        Setting(
-            "tasks_enabled",
-            "スケジュールタスク (on/off)",
-            "Scheduled tasks (on/off)",
-            _flag,
-            "tasks",
-        ),
-        Setting("max_tasks", "タスクの上限数", "Most tasks in this server", _count, "tasks"),
-        Setting(
-            "task_creator_roles",
-            "チャンネルに投稿するタスクを作れるロール",
-            "Roles that may schedule channel posts",
-            _ids,
-            "tasks",
-        ),
-        Setting(
-            "listening_channels",
-            "メンションなしで答えるチャンネル",
-            "Channels where Otomo listens (no mention needed)",
-            _ids,
-            "listening",
-        ),
-        Setting(
-            "listen_cooldown_seconds",
-            "聞くチャンネルの間隔（秒）",
-            "Listening cool-down per channel (seconds)",
-            _seconds,
-            "listening",
-        ),
-        Setting(
-            "catchup_max_messages",
-            "/otomo catchup で読む最大件数",
-            "Most messages /otomo catchup reads",
-            _catchup_cap,
-            "listening",
-        ),
     )
 }
-assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"overridden"}
+assert set(SETTINGS) == {f.name for f in fields(ServerConfig)} - {"feature_values", "overridden"}
+# The shared settings: ServerConfig's fields (the features' are added by `register`).
+_SHARED = frozenset(SETTINGS)
+# Each group's title in the panel, in the panel's order (the features' groups after the shared).
+GROUPS: dict[str, Text] = dict(replies.SETTINGS_GROUPS)
+
+
+def register(group: SettingsGroup) -> None:
+    """Add a feature's settings (and its group's title) to every server's; registering the
+    same group again changes nothing."""
+    for setting in group.settings:
+        known = SETTINGS.get(setting.name)
+        if known is not None and known != setting:
+            raise ValueError(f"two settings are named {setting.name}")
+        if setting.group != group.name:
+            raise ValueError(f"{setting.name} belongs to group {group.name}")
+    GROUPS.setdefault(group.name, group.title)
+    for setting in group.settings:
+        SETTINGS[setting.name] = setting
+
+
+# The readers a feature's settings use (besides parse_quiet_hours).
+parse_ids = _ids
+parse_one_id = _one_id
+parse_flag = _flag
+parse_count = _count
 
 
 def defaults_of(settings: Settings) -> ServerConfig:
@@ -436,9 +442,11 @@ def defaults_of(settings: Settings) -> ServerConfig:
         server_daily_tokens=settings.server_daily_token_budget,
         member_daily_tokens=settings.member_daily_token_budget,
         server_daily_cost=settings.server_daily_cost_budget_usd,
-        max_tasks=settings.task_max_per_server,
-        listen_cooldown_seconds=settings.listen_cooldown_seconds,
-        catchup_max_messages=settings.catchup_max_messages,
+        feature_values={
+            name: setting.default_for(settings)
+            for name, setting in SETTINGS.items()
+            if name not in _SHARED
+        },
     )
 
 
@@ -462,7 +470,7 @@ def from_json(stored: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _from_json_value(setting: Setting, raw: Any) -> Any:
+def _from_json_value(setting: Setting[Any], raw: Any) -> Any:
     if isinstance(raw, list):
         if setting.name == "tips_quiet_hours":
             return parse_quiet_hours(f"{raw[0]}-{raw[1]}")
@@ -477,4 +485,11 @@ def _from_json_value(setting: Setting, raw: Any) -> Any:
 
 def effective(defaults: ServerConfig, overrides: Mapping[str, Any]) -> ServerConfig:
     """The defaults with a server's overrides applied."""
-    return replace(defaults, **overrides, overridden=frozenset(overrides))
+    shared = {name: value for name, value in overrides.items() if name in _SHARED}
+    features = {name: value for name, value in overrides.items() if name not in _SHARED}
+    return replace(
+        defaults,
+        **shared,
+        feature_values={**defaults.feature_values, **features},
+        overridden=frozenset(overrides),
+    )

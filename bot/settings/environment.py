@@ -5,19 +5,21 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import time
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, cast, get_args
 from urllib.parse import unquote, urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 from pydantic import (
+    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     PositiveInt,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     field_validator,
@@ -29,7 +31,14 @@ from bot.settings.errors import SettingsError, alias_of, sentence
 from bot.settings.outside_tools import ExternalToolSettings, blank_to_none, split_list
 from bot.settings.shards import ShardSettings
 
-__all__ = ["Settings", "SettingsError", "load_settings", "prepare_litellm_environment"]
+__all__ = [
+    "Settings",
+    "SettingsError",
+    "SettingsSection",
+    "load_settings",
+    "prepare_litellm_environment",
+    "setting_names",
+]
 
 DEFAULT_ENV_FILE = Path(".env")
 
@@ -59,10 +68,26 @@ def _check_url(name: str, value: str, schemes: tuple[str, ...]) -> str:
     return value.rstrip("/")
 
 
-class Settings(ExternalToolSettings, ShardSettings):
-    """Every tunable of the bot; field aliases are the environment variable names."""
+class SettingsSection(BaseModel):
+    """A feature's own environment settings (field aliases are the variable names): the
+    feature declares its section, start-up checks it with the rest, the feature reads it with
+    `settings.section(Model)`."""
 
     model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+
+Section = TypeVar("Section", bound=SettingsSection)
+
+
+class Settings(ExternalToolSettings, ShardSettings):
+    """Every tunable the shared layers read; field aliases are the environment variable names
+    (a feature's own tunables are its `SettingsSection`)."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True, extra="ignore")
+
+    # What `.env` and the environment said, for the features' sections; and the sections read.
+    _values: dict[str, str] = PrivateAttr(default_factory=dict)
+    _sections: dict[type[SettingsSection], SettingsSection] = PrivateAttr(default_factory=dict)
 
     # Discord
     discord_token: OptionalSecret = Field(None, alias="DISCORD_TOKEN")
@@ -146,17 +171,6 @@ class Settings(ExternalToolSettings, ShardSettings):
     reminder_min_interval_minutes: int = Field(
         5, ge=1, le=1440, alias="REMINDER_MIN_INTERVAL_MINUTES"
     )
-
-    # Scheduled tasks
-    task_grace_minutes: int = Field(30, ge=0, le=1440, alias="TASK_GRACE_MINUTES")
-    task_max_concurrent_runs: int = Field(4, ge=1, le=256, alias="TASK_MAX_CONCURRENT_RUNS")
-    task_max_per_server: int = Field(20, ge=0, le=1000, alias="TASK_MAX_PER_SERVER")
-    task_min_interval_minutes: int = Field(60, ge=1, le=10080, alias="TASK_MIN_INTERVAL_MINUTES")
-    task_run_lease_seconds: int = Field(120, ge=5, le=3600, alias="TASK_RUN_LEASE_SECONDS")
-
-    # Catching up and listening channels (each server may change them in /otomo settings)
-    catchup_max_messages: int = Field(200, ge=10, le=1000, alias="CATCHUP_MAX_MESSAGES")
-    listen_cooldown_seconds: int = Field(120, ge=0, le=86400, alias="LISTEN_COOLDOWN_SECONDS")
 
     # Weather and chit-chat
     weather_api_base: str = Field("https://api.open-meteo.com/v1", alias="WEATHER_API_BASE")
@@ -325,11 +339,21 @@ class Settings(ExternalToolSettings, ShardSettings):
         start, end = self.tips_quiet_hours.split("-")
         return int(start), int(end)
 
+    def section(self, model: type[Section]) -> Section:
+        """A feature's settings, read from the same `.env` and environment (checked at start
+        when the feature list was given to load_settings; otherwise here, on first use)."""
+        found = self._sections.get(model)
+        if found is None:
+            found = _validated(model, self._values)
+            self._sections[model] = found
+        return cast(Section, found)
+
     def secret_values(self) -> list[str]:
         """Every value that must never be shown: secret settings and passwords inside URLs."""
         values: list[str] = []
-        for name in type(self).model_fields:
-            value = getattr(self, name)
+        models: list[BaseModel] = [self, *self._sections.values()]
+        for model, name in ((m, n) for m in models for n in type(m).model_fields):
+            value = getattr(model, name)
             if isinstance(value, SecretStr):
                 values.append(value.get_secret_value())
             elif isinstance(value, str) and "://" in value:
@@ -347,19 +371,53 @@ class Settings(ExternalToolSettings, ShardSettings):
         return token
 
 
+def setting_names(sections: Iterable[type[SettingsSection]] = ()) -> set[str]:
+    """Every environment variable read: the shared settings' and the given sections'."""
+    models: tuple[type[BaseModel], ...] = (Settings, *sections)
+    return {
+        field.alias or name.upper()
+        for model in models
+        for name, field in model.model_fields.items()
+    }
+
+
+def _validated(model: type[Section], values: Mapping[str, str]) -> Section:
+    """One section from the values read, or a SettingsError with a sentence per problem."""
+    known = setting_names([model])
+    try:
+        return model.model_validate({k: v for k, v in values.items() if k in known})
+    except ValidationError as exc:
+        raise SettingsError([sentence(e, model) for e in exc.errors()]) from None
+
+
 def load_settings(
-    environ: Mapping[str, str] | None = None, env_file: Path | None = DEFAULT_ENV_FILE
+    environ: Mapping[str, str] | None = None,
+    env_file: Path | None = DEFAULT_ENV_FILE,
+    sections: Iterable[type[SettingsSection]] = (),
 ) -> Settings:
-    """Build Settings from `.env` overlaid by the process environment (the environment wins)."""
+    """Build Settings from `.env` overlaid by the process environment (the environment wins),
+    and check the features' sections with them: every problem is reported at once."""
     values: dict[str, str] = {}
     if env_file is not None and env_file.is_file():
         values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
     values.update(os.environ if environ is None else environ)
-    known = {field.alias for field in Settings.model_fields.values()}
+    known = setting_names()
+    problems: list[str] = []
     try:
-        return Settings.model_validate({k: v for k, v in values.items() if k in known})
+        settings = Settings.model_validate({k: v for k, v in values.items() if k in known})
     except ValidationError as exc:
-        raise SettingsError([sentence(e, Settings) for e in exc.errors()]) from None
+        problems = [sentence(e, Settings) for e in exc.errors()]
+    read: dict[type[SettingsSection], SettingsSection] = {}
+    for model in sections:
+        try:
+            read[model] = _validated(model, values)
+        except SettingsError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SettingsError(problems)
+    settings._values = values
+    settings._sections.update(read)
+    return settings
 
 
 def prepare_litellm_environment() -> None:

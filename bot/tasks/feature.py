@@ -6,6 +6,11 @@ from bot.agent.runs import PromptInput
 from bot.agent.tools import ToolRegistry
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
+from bot.handlers.declarations import Declarations
+from bot.tasks import table, words
+from bot.tasks.cues import TASK_CUES
+from bot.tasks.server_settings import SERVER_SETTINGS
+from bot.tasks.settings import TaskSettings
 from bot.tasks.tools import TASK_TOOLS
 
 # The router sends work the model does on a schedule to the general handler (its "work on a
@@ -42,3 +47,14 @@ def register(app: AppBuilder, deps: object) -> None:
     """Offer the task tools and say when to use them."""
     app.add_tools(TASK_TOOLS, offered_in=OFFERED_IN)
     app.add_section(task_section(app.registry), handlers=OFFERED_IN)
+
+
+# What the feature brings to the shared layers: the cue routing scheduled work to the general
+# handler, TASK_* settings, the per-server settings, /otomo tasks' words, the tasks tables.
+DECLARES = Declarations(
+    cues=TASK_CUES,
+    settings=TaskSettings,
+    server_settings=SERVER_SETTINGS,
+    words=words.COMMAND_WORDS,
+    tables=table,
+)

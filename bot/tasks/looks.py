@@ -13,7 +13,9 @@ from bot.i18n import Language, Text, moment
 from bot.schedule.repeat import RepeatRule
 from bot.schedule.words import summary, summary_en
 from bot.servers.directory import ServerDirectory
+from bot.tasks.server_settings import MAX_TASKS, TASK_CREATOR_ROLES, TASKS_ENABLED
 from bot.tasks.service import TaskError, TaskService, TaskView
+from bot.tasks.settings import TaskSettings
 
 
 class TaskDeps(Protocol):
@@ -31,11 +33,12 @@ HERE = "here"
 
 def service_of(ctx: ToolContext[Any]) -> TaskService:
     """The task service over the run's database, clock and limits."""
+    limits = ctx.settings.section(TaskSettings)
     return TaskService(
         ctx.sessions,
         ctx.clock,
-        max_per_server=ctx.settings.task_max_per_server,
-        min_interval_minutes=ctx.settings.task_min_interval_minutes,
+        max_per_server=limits.max_per_server,
+        min_interval_minutes=limits.min_interval_minutes,
     )
 
 
@@ -168,7 +171,7 @@ def _may_post_to_channel(ctx: ToolContext[TaskDeps], arguments: dict[str, Any]) 
         return str(exc)
     if to_dm or ctx.manages_server or ctx.guild_id is None:
         return None
-    creators = ctx.deps.servers.config(ctx.guild_id).task_creator_roles
+    creators = ctx.deps.servers.config(ctx.guild_id).get(TASK_CREATOR_ROLES)
     if creators & set(ctx.role_ids):
         return None
     return (
@@ -179,7 +182,7 @@ def _may_post_to_channel(ctx: ToolContext[TaskDeps], arguments: dict[str, Any]) 
 
 def switched_off(ctx: ToolContext[TaskDeps]) -> str | None:
     """Why tasks cannot be made here (the server switched them off), or None."""
-    if ctx.guild_id is not None and not ctx.deps.servers.config(ctx.guild_id).tasks_enabled:
+    if ctx.guild_id is not None and not ctx.deps.servers.config(ctx.guild_id).get(TASKS_ENABLED):
         return (
             "scheduled tasks are switched off in this server (an admin can switch them on in "
             "/otomo settings)"
@@ -189,7 +192,7 @@ def switched_off(ctx: ToolContext[TaskDeps]) -> str | None:
 
 def task_limit(ctx: ToolContext[TaskDeps]) -> int | None:
     """The server's most tasks (None in DMs: the environment's)."""
-    return None if ctx.guild_id is None else ctx.deps.servers.config(ctx.guild_id).max_tasks
+    return None if ctx.guild_id is None else ctx.deps.servers.config(ctx.guild_id).get(MAX_TASKS)
 
 
 async def check_create(arguments: dict[str, Any], ctx: ToolContext[TaskDeps]) -> str | None:

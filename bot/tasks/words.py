@@ -80,3 +80,10 @@ SKIPPED_FOR = Text(ja="見送り（{reason}）", en="skipped because {reason}")
 FAILED_FOR = Text(ja="失敗（{reason}）", en="failed because {reason}")
 WAITING = Text(ja="承認待ち", en="waiting for approval")
 RUNNING = Text(ja="実行中", en="running")
+
+# The /otomo tasks command's description (Discord shows the Japanese to members in Japanese).
+TASKS_COMMAND = Text(ja="スケジュールされたタスク", en="Scheduled tasks")
+# The title of the tasks' settings in /otomo settings.
+SETTINGS_GROUP = Text(ja="⏰ スケジュールタスク", en="⏰ Scheduled tasks")
+# What the feature adds to the slash commands' words.
+COMMAND_WORDS: tuple[Text, ...] = (TASKS_COMMAND,)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bot.app.features  # noqa: F401  (the feature list registers the features' settings)
 from bot.discord_ui.commands.server_settings import OPTIONS_PER_SELECT, select_pages
 from bot.servers.config import SETTINGS
 

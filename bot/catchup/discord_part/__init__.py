@@ -18,6 +18,7 @@ from discord.ext import commands
 from bot.agent.llm.client import BudgetSpent, LLMClient, Payer
 from bot.agent.llm.provider import LLMFailure
 from bot.catchup import words
+from bot.catchup.server_settings import CATCHUP_MAX_MESSAGES
 from bot.catchup.summary import ANSWER_CHARS, Said, newest_within, request, with_links
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
@@ -81,12 +82,12 @@ class CatchupCommand(commands.Cog):
             raise RuntimeError("/otomo catchup needs the core commands' /otomo group first")
         command: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="catchup",
-            description="What you missed in this channel, privately",
+            description=words.CATCHUP_COMMAND.en,
             callback=self.catchup,
         )
         group.add_command(command)
 
-    @app_commands.describe(since="From when: 3h, 30m, yesterday, last night, 09:00")
+    @app_commands.describe(since=words.SINCE_OPTION.en)
     async def catchup(
         self, interaction: discord.Interaction[Any], since: str | None = None
     ) -> None:
@@ -122,7 +123,7 @@ class CatchupCommand(commands.Cog):
             return
         # Reading the history and the model's answer take longer than Discord's 3 seconds.
         await interaction.response.defer(ephemeral=True, thinking=True)
-        cap = self._servers.config(guild_id).catchup_max_messages
+        cap = self._servers.config(guild_id).get(CATCHUP_MAX_MESSAGES)
         missed, last_own, capped = await self._missed(channel, interaction.user.id, start, cap)
         missed, cut = newest_within(missed)
         capped = capped or cut

@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.channels import words
 from bot.channels.feature import ChannelsDeps
 from bot.channels.heuristic import looks_like_a_question
+from bot.channels.server_settings import LISTEN_COOLDOWN, LISTENING_CHANNELS, listens_in
 from bot.channels.service import CHANNEL_PERSONA_MAX_CHARS, ChannelVoices
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
@@ -41,7 +42,7 @@ class ChannelListener:
         guild = message.guild
         if guild is None or message.author.bot or message.webhook_id is not None:
             return False
-        if not self._servers.config(guild.id).listens_in(message.channel.id):
+        if not listens_in(self._servers.config(guild.id), message.channel.id):
             return False
         resolved = message.reference.resolved if message.reference else None
         if message.reference is not None and not (
@@ -58,7 +59,7 @@ class ChannelListener:
     async def take_turn(self, message: discord.Message) -> bool:
         """The channel's cool-down allows an answer now; the turn is taken for every process."""
         assert message.guild is not None
-        seconds = self._servers.config(message.guild.id).listen_cooldown_seconds
+        seconds = self._servers.config(message.guild.id).get(LISTEN_COOLDOWN)
         return await self._voices.take_turn(
             message.guild.id, message.channel.id, timedelta(seconds=seconds)
         )
@@ -147,7 +148,7 @@ class ChannelPanel(discord.ui.View):
         self.permissions = permissions
         self.guild_id = guild_id
         self.channel_id = channel_id
-        listening = channel_id in servers.config(guild_id).listening_channels
+        listening = channel_id in servers.config(guild_id).get(LISTENING_CHANNELS)
         self.toggle.label = (words.STOP_LISTENING if listening else words.START_LISTENING)(language)
         self.toggle.style = (
             discord.ButtonStyle.secondary if listening else discord.ButtonStyle.success
@@ -159,8 +160,8 @@ class ChannelPanel(discord.ui.View):
         config = self.servers.config(self.guild_id)
         personas = await self.voices.personas(self.guild_id)
         return panel(
-            self.channel_id in config.listening_channels,
-            config.listen_cooldown_seconds,
+            self.channel_id in config.get(LISTENING_CHANNELS),
+            config.get(LISTEN_COOLDOWN),
             await self.voices.persona(self.guild_id, self.channel_id),
             f"<#{self.channel_id}>",
             language,
@@ -192,7 +193,7 @@ class ChannelPanel(discord.ui.View):
         self, interaction: discord.Interaction[Any], _: discord.ui.Button[ChannelPanel]
     ) -> None:
         """Make this channel a listening one, or stop."""
-        listening = set(self.servers.config(self.guild_id).listening_channels)
+        listening = {*self.servers.config(self.guild_id).get(LISTENING_CHANNELS)}
         listening.symmetric_difference_update({self.channel_id})
         await self.servers.change(
             self.guild_id, {"listening_channels": frozenset(listening)}, interaction.user.id
@@ -238,7 +239,7 @@ class ChannelCommand(commands.Cog):
             raise RuntimeError("/otomo channel needs the core commands' /otomo group first")
         command: app_commands.Command[Any, ..., None] = app_commands.Command(
             name="channel",
-            description="This channel's settings: listening, persona (admins)",
+            description=words.CHANNEL_COMMAND.en,
             callback=self.channel,
         )
         group.add_command(command)

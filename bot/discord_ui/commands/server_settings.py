@@ -19,7 +19,7 @@ from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction
 from bot.i18n import Language, language_of_locale, replies
 from bot.members.permissions import Permissions
-from bot.servers.config import PERSONA_MAX_CHARS, SETTINGS, BadValue, ServerConfig
+from bot.servers.config import GROUPS, PERSONA_MAX_CHARS, SETTINGS, BadValue, ServerConfig
 from bot.servers.directory import ServerDirectory
 from bot.text.clip import clip
 
@@ -53,27 +53,18 @@ def panel(config: ServerConfig, language: Language) -> discord.Embed:
         description=replies.SETTINGS_LEGEND(language),
         color=discord.Color.blurple(),
     )
-    for group, title in replies.SETTINGS_GROUPS.items():
+    for group, title in GROUPS.items():
         lines = []
         for setting in SETTINGS.values():
             if setting.group != group:
                 continue
             source = "🏠" if setting.name in config.overridden else "🌐"
-            shown = clip(setting.show(getattr(config, setting.name)), SHOWN_CHARS)
+            shown = clip(setting.show(config.value(setting.name)), SHOWN_CHARS)
             lines.append(f"{source} {setting.label(language)}: {shown}")
         embed.add_field(name=title(language), value=clip("\n".join(lines), 1024), inline=False)
     return embed
 
 
-CHANNEL_SETTINGS = frozenset(
-    {
-        "answer_channels",
-        "weather_channel",
-        "tips_channel",
-        "word_pool_channels",
-        "listening_channels",
-    }
-)
 # Discord's most options in one select: the settings are split over several, by group.
 OPTIONS_PER_SELECT = 25
 
@@ -99,21 +90,19 @@ def _page_title(page: list[str], language: Language) -> str:
     groups = dict.fromkeys(SETTINGS[n].group for n in page)
     return clip(
         replies.SETTINGS_CHANGE_SOME(
-            language, groups=", ".join(replies.SETTINGS_GROUPS[g](language) for g in groups)
+            language, groups=", ".join(GROUPS[g](language) for g in groups)
         ),
         150,
     )
 
 
-ROLE_SETTINGS = frozenset({"approver_roles", "editor_roles", "task_creator_roles"})
-
-
 def _check_belongs(name: str, value: Any, guild: discord.Guild | None) -> None:
     """Channels and roles must be this server's own: a server never points Otomo elsewhere."""
-    if guild is None or (name not in CHANNEL_SETTINGS and name not in ROLE_SETTINGS):
+    kind = SETTINGS[name].kind
+    if guild is None or kind == "value":
         return
     ids = value if isinstance(value, frozenset) else {value} if value else set()
-    if name in CHANNEL_SETTINGS:
+    if kind == "channels":
         foreign = [i for i in ids if guild.get_channel_or_thread(i) is None]
         what = replies.NOT_OUR_CHANNEL
     else:
@@ -134,7 +123,7 @@ class SettingForm(discord.ui.Modal):
         self.servers = servers
         self.guild_id = guild_id
         self.name = name
-        current = as_typed(name, getattr(servers.config(guild_id), name))
+        current = as_typed(name, servers.config(guild_id).value(name))
         self.value: discord.ui.TextInput[SettingForm] = discord.ui.TextInput(
             label=clip(setting.label(language), 45),
             default=current[:PERSONA_MAX_CHARS],

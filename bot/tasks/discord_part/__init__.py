@@ -23,7 +23,9 @@ from bot.tasks.discord_part.runs import AgentTaskRuns
 from bot.tasks.ledger import TaskLedger
 from bot.tasks.metrics import TaskMetrics
 from bot.tasks.runner import TaskRunner
+from bot.tasks.server_settings import TASKS_ENABLED
 from bot.tasks.service import TaskService, TaskView
+from bot.tasks.settings import TaskSettings
 
 TICK_JOB_ID = "tasks.tick"
 
@@ -34,12 +36,13 @@ class TaskJobs(commands.Cog):
     def __init__(self, client: OtomoBot, parts: DiscordBuilder) -> None:
         assert parts.agent is not None and parts.database is not None
         settings = parts.settings
+        limits = settings.section(TaskSettings)
         self._scheduler = parts.scheduler
         self.service = TaskService(
             parts.database.sessions,
             parts.clock,
-            max_per_server=settings.task_max_per_server,
-            min_interval_minutes=settings.task_min_interval_minutes,
+            max_per_server=limits.max_per_server,
+            min_interval_minutes=limits.min_interval_minutes,
         )
         poster = DiscordTaskPoster(client, SendPacer(settings.shard_plan.request_budget()))
         budgets, servers = parts.budgets, parts.servers
@@ -48,7 +51,7 @@ class TaskJobs(commands.Cog):
             # A run counts against the server's and its owner's daily budgets.
             if task.guild_id is None:
                 return None
-            if not servers.config(task.guild_id).tasks_enabled:
+            if not servers.config(task.guild_id).get(TASKS_ENABLED):
                 return words.TASKS_OFF(task.language)
             spent = None if budgets is None else await budgets.spent(task.guild_id, task.owner_id)
             return None if spent is None else spent.sentence(task.language)
@@ -56,15 +59,15 @@ class TaskJobs(commands.Cog):
         self.runner = TaskRunner(
             TaskLedger(
                 parts.database.sessions,
-                lease=timedelta(seconds=settings.task_run_lease_seconds),
+                lease=timedelta(seconds=limits.run_lease_seconds),
                 # Leases compare instants across processes: on the real clock, the database's.
                 database_time=isinstance(parts.clock, SystemClock),
             ),
             parts.clock,
             AgentTaskRuns(parts.agent, client.staff, client),
             poster,
-            grace=timedelta(minutes=settings.task_grace_minutes),
-            concurrency=settings.task_max_concurrent_runs,
+            grace=timedelta(minutes=limits.grace_minutes),
+            concurrency=limits.max_concurrent_runs,
             notify_owner=poster.tell_owner,
             gate=gate,
             observe=None if parts.metrics is None else TaskMetrics(parts.metrics.registry),
@@ -78,7 +81,7 @@ class TaskJobs(commands.Cog):
         group = self._client.tree.get_command("otomo")
         if isinstance(group, app_commands.Group):
             command: app_commands.Command[Any, ..., None] = app_commands.Command(
-                name="tasks", description="Scheduled tasks", callback=self.tasks
+                name="tasks", description=words.TASKS_COMMAND.en, callback=self.tasks
             )
             group.add_command(command)
         if self._scheduler is not None:
@@ -111,10 +114,11 @@ def register(app: DiscordBuilder, deps: object) -> None:
     """Run due tasks in this process, and forget a departed server's tasks."""
     app.add_commands(lambda client: TaskJobs(client, app))
     if app.membership is not None and app.database is not None:
+        limits = app.settings.section(TaskSettings)
         service = TaskService(
             app.database.sessions,
             app.clock,
-            max_per_server=app.settings.task_max_per_server,
-            min_interval_minutes=app.settings.task_min_interval_minutes,
+            max_per_server=limits.max_per_server,
+            min_interval_minutes=limits.min_interval_minutes,
         )
         app.membership.also_forget(service.forget_server)

@@ -10,11 +10,11 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent import endings, planning
+from bot.agent import endings
 from bot.agent import events as ev
 from bot.agent.approvals import taint
 from bot.agent.approvals.service import ApprovalService, Status
-from bot.agent.attachments.reading import Reading, attach, topic_text
+from bot.agent.attachments.reading import Reading, attach
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.history import ConversationStore
@@ -22,13 +22,19 @@ from bot.agent.conversation.parts import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, Payer, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
 from bot.agent.runs import (
+    CONTINUE,
+    PLANNING_PROMPT,
     Handler,
     PromptInput,
     RunRequest,
     RunState,
     Stopped,
+    TagFilter,
+    intent,
     laid_out,
     race,
+    strip_tags,
+    topic_text,
 )
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
@@ -215,14 +221,14 @@ class Agent:
                 yield ev.Done(state.last_text, "cut", state.usage)
                 return
             if planning_round:
-                if planning.intent(turn.text) is False:
+                if intent(turn.text) is False:
                     self._after_answer(state.request)
                     yield ev.Done(state.last_text, "answered", state.usage)
                     return
                 # <need_tool> or no tag at all: the tool loop follows, after a marker that
                 # hands the turn back to the model.
                 await self.store.append(
-                    state.request.conversation_key, m.UserMessage(text=planning.CONTINUE)
+                    state.request.conversation_key, m.UserMessage(text=CONTINUE)
                 )
                 continue
             if not turn.tool_calls:
@@ -248,13 +254,13 @@ class Agent:
         )
         tools: list[dict[str, Any]] | None = None
         if planning_round:
-            messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
+            messages.append({"role": "system", "content": PLANNING_PROMPT})
         else:
             offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
         # Every round: a model that saw the planning prompt (or its own tagged answers) may
         # write a tag later too, and a tag is never for the member nor for history.
-        tag_filter = planning.TagFilter()
+        tag_filter = TagFilter()
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
@@ -293,7 +299,7 @@ class Agent:
             yield ev.TextDelta(tail)
         assert turn is not None
         state.usage.add(turn.usage)
-        clean = planning.strip_tags(text)
+        clean = strip_tags(text)
         state.last_text = clean
         # A cut turn's calls may be cut mid-arguments: none of them runs.
         tool_calls = [] if planning_round or turn.cut else turn.tool_calls
@@ -339,11 +345,7 @@ class Agent:
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
         user = next(
-            (
-                x
-                for x in reversed(history)
-                if isinstance(x, m.UserMessage) and x.text != planning.CONTINUE
-            ),
+            (x for x in reversed(history) if isinstance(x, m.UserMessage) and x.text != CONTINUE),
             None,
         )
         return PromptInput(

@@ -23,10 +23,10 @@ from bot.handlers.builder import AppBuilder, FeatureLifecycle
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock, SystemClock
-from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
 from bot.runtime.scheduler import job_scheduler
+from bot.runtime.worker import SlowStepWatch, watch_event_loop
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory

@@ -128,7 +128,7 @@ async def build_core(
     servers = ServerDirectory(database.sessions, clock, defaults_of(settings))
     await servers.refresh()
     budgets = Budgets(database.sessions, clock, servers)
-    registry = ToolRegistry(enabled=lambda name, guild: servers.config(guild).tool_enabled(name))
+    registry = ToolRegistry(enabled=servers.tool_enabled)
     metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
     llm = LLMClient(

@@ -14,8 +14,7 @@ import discord
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent, RunRequest
-from bot.discord_ui.answering.gate import Gate
-from bot.discord_ui.answering.intake import read_shared
+from bot.discord_ui.answering.gate import Gate, read_shared
 from bot.discord_ui.answering.live import (
     BackgroundTasks,
     LiveRun,

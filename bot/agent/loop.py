@@ -106,7 +106,7 @@ class Agent:
             moved_on = True  # rejections were written: the window read is out of date
             yield event
         message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
-        if shared is not None and not shared.empty:
+        if shared is not None and (shared.files or shared.quotes):
             history = None if moved_on else recent.context_after()
             if history is None:
                 history = await self.store.context(key)

@@ -17,7 +17,7 @@ from bot.agent.approvals.service import ApprovalService, Status
 from bot.agent.attachments.reading import Reading, attach
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
-from bot.agent.conversation.history import ConversationStore
+from bot.agent.conversation.history import ConversationStore, unanswered_in
 from bot.agent.conversation.parts import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, Payer, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
@@ -102,9 +102,12 @@ class Agent:
         # One read serves the leftovers, the attachments' context and the first round's.
         recent = await self.store.recent(key)
         moved_on = False
-        async for event in self.calls.invalidate_leftovers(request, recent.tail):
-            moved_on = True  # rejections were written: the window read is out of date
-            yield event
+        leftovers = unanswered_in(recent.tail)
+        # A pending approval is a call still unanswered: with none, there is none to end.
+        if leftovers:
+            async for event in self.calls.invalidate_leftovers(request, leftovers):
+                moved_on = True  # rejections were written: the window read is out of date
+                yield event
         message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
         if shared is not None and (shared.files or shared.quotes):
             history = None if moved_on else recent.context_after()
@@ -177,11 +180,13 @@ class Agent:
         )
         while True:
             end: SettleEndKind = "continue"
-            async for step in self.calls.settle(state, handler, unanswered):
-                if isinstance(step, SettleEnd):
-                    end = step.kind
-                else:
-                    yield step
+            # [] is known to leave nothing to settle (a new message answered every call).
+            if unanswered != []:
+                async for step in self.calls.settle(state, handler, unanswered):
+                    if isinstance(step, SettleEnd):
+                        end = step.kind
+                    else:
+                        yield step
             unanswered = None  # read afresh after this turn
             if end == "elsewhere":
                 return  # another run already carries this conversation on

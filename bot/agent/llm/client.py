@@ -14,9 +14,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.messages import ToolCall
-from bot.agent.llm.call_log import CallLog, CallTry
 from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.provider import (
+    CallLog,
+    CallTry,
     LLMFailure,
     Patience,
     cached_tokens,

@@ -64,7 +64,6 @@ AGENT_LOOP = (
     "bot.agent.tool_calls",
     "bot.agent.runs",
     "bot.agent.events",
-    "bot.agent.planning",
     "bot.agent.warmup",
     "bot.agent.call_records",
 )

@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.agent import events as ev
-from bot.agent import planning
 from bot.agent.conversation import messages as m
 from bot.agent.llm.client import TIME_LIMIT, Turn
-from bot.agent.runs import RunState, StopReason, stop_reason
+from bot.agent.runs import CONTINUE, RunState, StopReason, stop_reason
 from bot.i18n import Language, answers
 from bot.settings import Settings
 
@@ -62,7 +61,7 @@ def rounds_of_turn(history: list[m.Message]) -> int:
     AGENT_MAX_STEPS counts a turn's rounds, however many resumes it took."""
     rounds = 0
     for message in reversed(history):
-        if isinstance(message, m.UserMessage) and message.text != planning.CONTINUE:
+        if isinstance(message, m.UserMessage) and message.text != CONTINUE:
             break
         rounds += isinstance(message, m.AssistantMessage)
     return rounds

@@ -10,25 +10,31 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.agent import endings, planning
+from bot.agent import endings
 from bot.agent import events as ev
 from bot.agent.approvals import taint
 from bot.agent.approvals.service import ApprovalService, Status
-from bot.agent.attachments.reading import Reading, attach, topic_text
+from bot.agent.attachments.reading import Reading, attach
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
-from bot.agent.conversation.history import ConversationStore
+from bot.agent.conversation.history import ConversationStore, unanswered_in
 from bot.agent.conversation.parts import Shared
 from bot.agent.llm.client import LLMClient, LLMFailure, Payer, TextChunk, ToolCallName, Turn
 from bot.agent.recovery import Recovery
 from bot.agent.runs import (
+    CONTINUE,
+    PLANNING_PROMPT,
     Handler,
     PromptInput,
     RunRequest,
     RunState,
     Stopped,
+    TagFilter,
+    intent,
     laid_out,
     race,
+    strip_tags,
+    topic_text,
 )
 from bot.agent.tool_calls import SettleEnd, SettleEndKind, ToolCalls
 from bot.agent.tools import ToolContext, ToolRegistry
@@ -96,11 +102,14 @@ class Agent:
         # One read serves the leftovers, the attachments' context and the first round's.
         recent = await self.store.recent(key)
         moved_on = False
-        async for event in self.calls.invalidate_leftovers(request, recent.tail):
-            moved_on = True  # rejections were written: the window read is out of date
-            yield event
+        leftovers = unanswered_in(recent.tail)
+        # A pending approval is a call still unanswered: with none, there is none to end.
+        if leftovers:
+            async for event in self.calls.invalidate_leftovers(request, leftovers):
+                moved_on = True  # rejections were written: the window read is out of date
+                yield event
         message = m.UserMessage(text=text, author_id=request.user_id, author_name=request.user_name)
-        if shared is not None and not shared.empty:
+        if shared is not None and (shared.files or shared.quotes):
             history = None if moved_on else recent.context_after()
             if history is None:
                 history = await self.store.context(key)
@@ -171,11 +180,13 @@ class Agent:
         )
         while True:
             end: SettleEndKind = "continue"
-            async for step in self.calls.settle(state, handler, unanswered):
-                if isinstance(step, SettleEnd):
-                    end = step.kind
-                else:
-                    yield step
+            # [] is known to leave nothing to settle (a new message answered every call).
+            if unanswered != []:
+                async for step in self.calls.settle(state, handler, unanswered):
+                    if isinstance(step, SettleEnd):
+                        end = step.kind
+                    else:
+                        yield step
             unanswered = None  # read afresh after this turn
             if end == "elsewhere":
                 return  # another run already carries this conversation on
@@ -215,14 +226,14 @@ class Agent:
                 yield ev.Done(state.last_text, "cut", state.usage)
                 return
             if planning_round:
-                if planning.intent(turn.text) is False:
+                if intent(turn.text) is False:
                     self._after_answer(state.request)
                     yield ev.Done(state.last_text, "answered", state.usage)
                     return
                 # <need_tool> or no tag at all: the tool loop follows, after a marker that
                 # hands the turn back to the model.
                 await self.store.append(
-                    state.request.conversation_key, m.UserMessage(text=planning.CONTINUE)
+                    state.request.conversation_key, m.UserMessage(text=CONTINUE)
                 )
                 continue
             if not turn.tool_calls:
@@ -248,13 +259,13 @@ class Agent:
         )
         tools: list[dict[str, Any]] | None = None
         if planning_round:
-            messages.append({"role": "system", "content": planning.PLANNING_PROMPT})
+            messages.append({"role": "system", "content": PLANNING_PROMPT})
         else:
             offered = self.registry.select(handler.tools, request.guild_id, handler.name)
             tools = [t.schema() for t in offered] or None
         # Every round: a model that saw the planning prompt (or its own tagged answers) may
         # write a tag later too, and a tag is never for the member nor for history.
-        tag_filter = planning.TagFilter()
+        tag_filter = TagFilter()
         text = ""
         turn: Turn | None = None
         stream = self.llm.stream(
@@ -293,7 +304,7 @@ class Agent:
             yield ev.TextDelta(tail)
         assert turn is not None
         state.usage.add(turn.usage)
-        clean = planning.strip_tags(text)
+        clean = strip_tags(text)
         state.last_text = clean
         # A cut turn's calls may be cut mid-arguments: none of them runs.
         tool_calls = [] if planning_round or turn.cut else turn.tool_calls
@@ -339,11 +350,7 @@ class Agent:
 
     def _prompt_input(self, request: RunRequest, history: list[m.Message]) -> PromptInput:
         user = next(
-            (
-                x
-                for x in reversed(history)
-                if isinstance(x, m.UserMessage) and x.text != planning.CONTINUE
-            ),
+            (x for x in reversed(history) if isinstance(x, m.UserMessage) and x.text != CONTINUE),
             None,
         )
         return PromptInput(

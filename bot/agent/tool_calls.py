@@ -16,7 +16,7 @@ from bot.agent.approvals.types import original_arguments
 from bot.agent.call_records import CallRecords
 from bot.agent.conversation import messages as m
 from bot.agent.conversation.fences import Untrusted
-from bot.agent.conversation.history import ConversationStore, StoredMessage
+from bot.agent.conversation.history import ConversationStore, unanswered_in
 from bot.agent.events import ApprovedBy
 from bot.agent.runs import Handler, RunRequest, RunState, Stopped, race, stop_reason
 from bot.agent.tools import (
@@ -509,15 +509,11 @@ class ToolCalls:
         return events
 
     async def invalidate_leftovers(
-        self, request: RunRequest, tail: list[StoredMessage]
+        self, request: RunRequest, leftovers: list[m.ToolCall]
     ) -> AsyncIterator[ev.AgentEvent]:
-        """A new message moves the conversation on: unanswered calls from before (in tail, the
-        turn read just now) never run; one event per call."""
+        """A new message moves the conversation on: unanswered calls from before (leftovers, in
+        the turn read just now: see unanswered_in) never run; one event per call."""
         key = request.conversation_key
-        leftovers = unanswered_in(tail)
-        if not leftovers:
-            # A pending approval is a call still unanswered: with none, there is none to end.
-            return
         for event in await self.invalidate_rest(key, leftovers):
             yield event
         for row in await self.approvals.pending_in(key):
@@ -579,17 +575,3 @@ class ToolCalls:
             }:
                 waiting.append(row)
         return waiting
-
-
-def unanswered_in(tail: list[StoredMessage]) -> list[m.ToolCall]:
-    """The calls of the turn's last assistant message that have no result or rejection yet."""
-    calls: list[m.ToolCall] = []
-    answered: set[str] = set()
-    for stored in tail:
-        message = stored.message
-        if isinstance(message, m.AssistantMessage) and message.tool_calls:
-            calls = list(message.tool_calls)
-            answered = set()
-        elif isinstance(message, (m.ToolResultMessage, m.ToolRejectedMessage)):
-            answered.add(message.call_id)
-    return [c for c in calls if c.id not in answered]

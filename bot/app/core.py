@@ -23,10 +23,10 @@ from bot.handlers.builder import AppBuilder, FeatureLifecycle
 from bot.members.permissions import Permissions
 from bot.members.preferences import UserPreferences
 from bot.runtime.clock import Clock, SystemClock
-from bot.runtime.loop_watch import SlowStepWatch, watch_event_loop
 from bot.runtime.metrics import Metrics
 from bot.runtime.redaction import remember_secrets
 from bot.runtime.scheduler import job_scheduler
+from bot.runtime.worker import SlowStepWatch, watch_event_loop
 from bot.servers.budgets import Budgets
 from bot.servers.config import defaults_of
 from bot.servers.directory import ServerDirectory
@@ -125,7 +125,7 @@ async def build_core(
     servers = ServerDirectory(database.sessions, clock, defaults_of(settings))
     await servers.refresh()
     budgets = Budgets(database.sessions, clock, servers)
-    registry = ToolRegistry(enabled=lambda name, guild: servers.config(guild).tool_enabled(name))
+    registry = ToolRegistry(enabled=servers.tool_enabled)
     metrics = Metrics()
     models = ModelChoice(database.sessions, clock, settings)
     llm = LLMClient(

@@ -1,6 +1,7 @@
 """Chit-chat: the persona, the word pool of recent topics and the どうでもいいTips."""
 
-from bot.chat.persona import DEFAULT_PERSONA, chat_context, chat_instructions, persona_text
+from bot.chat.feature import chat_context, chat_instructions
+from bot.chat.persona import DEFAULT_PERSONA, persona_text
 from bot.chat.tips import Tip, Tips
 from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.word_pool import Topic, WordPool, load_topics

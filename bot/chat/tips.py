@@ -19,8 +19,7 @@ from bot.chat.persona import persona_text
 from bot.chat.table import WORD_MAX_CHARS, TipRecord
 from bot.chat.word_pool import Topic
 from bot.i18n import Language, posts
-from bot.runtime.clock import Clock
-from bot.runtime.fresh import FreshFor
+from bot.runtime.clock import Clock, FreshFor
 from bot.runtime.send_failures import post_scheduled
 from bot.servers.config import in_quiet_hours
 from bot.settings import Settings

@@ -29,8 +29,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from bot.chat.table import LEGACY_GUILD, WordPoolEntry
 from bot.chat.words import extract_words
-from bot.runtime.clock import Clock
-from bot.runtime.fresh import FreshFor
+from bot.runtime.clock import Clock, FreshFor
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
 from bot.storage.engine import write_sessions

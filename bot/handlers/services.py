@@ -52,3 +52,8 @@ class Deps:
         if taken:
             raise ValueError(f"service name already used: {sorted(taken)}")
         self._services.update(services)
+        # Also plain attributes, so a tool's `ctx.deps.x` is a dictionary look-up, not a call to
+        # __getattr__ (names of Deps' own members are still reached through it only).
+        for name, service in services.items():
+            if not hasattr(type(self), name):
+                self.__dict__[name] = service

@@ -130,8 +130,19 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
 
         return section
 
+    started = False
+
+    async def ensure_started() -> None:
+        # A prompt may come before the bot starts serving (the console): the first one starts
+        # the hot reload if nothing has; from then on it runs (or was started), so later prompts
+        # skip the check.
+        nonlocal started
+        if not started:
+            await knowledge.ensure_started()
+            started = True
+
     async def excerpts(prompt: PromptInput) -> str:
-        await knowledge.ensure_started()  # a prompt may come before the bot starts serving
+        await ensure_started()
         return await context_for(
             knowledge,
             prompt.text,
@@ -145,7 +156,7 @@ def register(app: AppBuilder, deps: KnowledgeDeps) -> None:
     async def outline(prompt: PromptInput) -> str:
         # The same text for every question while the files stay unchanged (when the whole
         # outline fits), so it sits in the prompt's stable part, after the instructions.
-        await knowledge.ensure_started()
+        await ensure_started()
         return await outliner.outline(
             prompt.text[:MAX_QUERY_CHARS], ServerScope.of(prompt.guild_id)
         )

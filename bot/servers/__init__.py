@@ -2,6 +2,6 @@
 settings over the environment's defaults, its budgets, its scheduled posts, and the servers the
 bot joined and left."""
 
-from bot.servers.scope import SERVERS_FOLDER, ServerScope
+from bot.servers.directory import SERVERS_FOLDER, ServerScope
 
 __all__ = ["SERVERS_FOLDER", "ServerScope"]

@@ -1,4 +1,11 @@
-"""Each server's settings, held in memory by every process and refreshed from the database.
+"""Servers by guild id: the scope a read or write is about, and each server's settings, held in
+memory by every process and refreshed from the database.
+
+Every server's knowledge files, change log, web-search archive, word pool, tips history, grants
+and notes carry its guild id; shared rows (the operator's knowledge base, rows from before
+servers had their own) carry none. A server sees the shared rows and its own; a DM is its own
+scope and sees the shared rows only. A `ServerScope` is passed explicitly from the mention,
+command or job that knows where it happens down to the query, never held in a global.
 
 The database is the truth. Every process keeps every server's effective settings in a dict, so
 resolving a mention's settings is a dictionary look-up (no query, no await); a change made
@@ -11,7 +18,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Any, cast
+from dataclasses import dataclass
+from typing import Any, ClassVar, cast
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -25,6 +33,43 @@ from bot.storage.outage import is_unreachable
 from bot.storage.servers import ServerSettingsRow
 
 log = logging.getLogger(__name__)
+
+# The folder, under the knowledge base, holding each server's own files: servers/<guild id>/.
+SERVERS_FOLDER = "servers"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerScope:
+    """A server by its guild id, or a DM (guild_id None) that sees shared data only."""
+
+    guild_id: int | None
+
+    DM: ClassVar[ServerScope]
+
+    @classmethod
+    def of(cls, guild_id: int | None) -> ServerScope:
+        """The scope of a place: the server's, or the DM scope when guild_id is None."""
+        return cls(guild_id)
+
+    @property
+    def is_dm(self) -> bool:
+        """Whether this is a DM (no server of its own)."""
+        return self.guild_id is None
+
+    def sees(self, owner: int | None) -> bool:
+        """Whether data owned by `owner` (None: shared) is visible here."""
+        return owner is None or owner == self.guild_id
+
+    @property
+    def knowledge_folder(self) -> str | None:
+        """The server's own knowledge folder relative to the base (`servers/<id>`), None in DMs."""
+        return None if self.guild_id is None else f"{SERVERS_FOLDER}/{self.guild_id}"
+
+    def __str__(self) -> str:
+        return "DM" if self.guild_id is None else f"server {self.guild_id}"
+
+
+ServerScope.DM = ServerScope(None)
 
 
 class ServerDirectory:
@@ -51,6 +96,10 @@ class ServerDirectory:
         if guild_id is None:
             return self.defaults
         return self._configs.get(guild_id, self.defaults)
+
+    def tool_enabled(self, name: str, guild_id: int | None) -> bool:
+        """Whether a tool is switched on in the server (the defaults decide in DMs)."""
+        return self.config(guild_id).tool_enabled(name)
 
     def overrides(self, guild_id: int) -> dict[str, Any]:
         """The values this server set itself, by name."""

@@ -19,8 +19,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.runtime.clock import Clock
-from bot.servers.directory import ServerDirectory
-from bot.servers.scope import ServerScope
+from bot.servers.directory import ServerDirectory, ServerScope
 from bot.storage.agent import ApprovalRequest, LLMCall, ToolGrant
 from bot.storage.engine import one_writer, write_sessions
 from bot.storage.model_choice import GuildModel

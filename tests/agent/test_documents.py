@@ -20,7 +20,8 @@ from bot.agent.attachments import documents
 from bot.agent.attachments.document_parts import document_part, refused
 from bot.agent.attachments.documents import DocumentError, DocumentLimits, Extracted, extract
 from bot.agent.attachments.isolation import Outcome, read_document
-from bot.agent.conversation.parts import FilePart, user_content
+from bot.agent.conversation.messages import user_content
+from bot.agent.conversation.parts import FilePart
 from bot.i18n import LANGUAGES, Language, answers
 from tests.fakes.documents import encrypted_pdf, pdf, slides, word, workbook
 

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.agent import events as ev
-from bot.agent.llm.caching import CACHE_MARKER, cached_tokens, with_cache_marker
+from bot.agent.llm.provider import CACHE_MARKER, cached_tokens, with_cache_marker
 from bot.agent.llm.usage import usage_by_day
 from bot.agent.runs import Prompt, laid_out
 from bot.storage.agent import LLMCall

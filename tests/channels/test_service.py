@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from bot.channels.service import ChannelVoices
+from bot.channels.feature import ChannelVoices
 from bot.runtime.clock import ManualClock
 from bot.storage.engine import Database
 

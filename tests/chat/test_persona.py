@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.chat.persona import (
-    DEFAULT_PERSONA,
-    MAX_PERSONA_CHARS,
-    chat_context,
-    chat_instructions,
-    persona_text,
-)
+from bot.chat.feature import chat_context, chat_instructions
+from bot.chat.persona import DEFAULT_PERSONA, MAX_PERSONA_CHARS, persona_text
 from bot.settings import Settings
 
 

@@ -22,7 +22,7 @@ from tests.fakes.llm_server import ScriptedLLM
 READY_DELAY = 0.05
 # Longest a test waits for the bot to finish answering.
 IDLE_LIMIT = 15.0
-# Any event-loop step longer than this after start-up fails the test (bot/runtime/loop_watch.py).
+# Any event-loop step longer than this after start-up fails the test (bot/runtime/worker.py).
 SLOW_STEP_MS = 100
 
 

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.chat.persona import ENGLISH_SERVER
+from bot.chat.feature import ENGLISH_SERVER
 from bot.discord_ui.cards.embed import CardState
 from bot.i18n import replies
 from bot.runtime.clock import ManualClock

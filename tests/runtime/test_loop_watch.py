@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from bot.runtime.loop_watch import watch_event_loop
+from bot.runtime.worker import watch_event_loop
 
 
 def busy(seconds: float) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
-from bot.agent.llm.call_log import CallLog, CallTry
+from bot.agent.llm.provider import CallLog, CallTry
 from bot.runtime.clock import ManualClock
 from bot.servers.budgets import MEMBER, SERVER, Budgets
 from bot.servers.config import defaults_of

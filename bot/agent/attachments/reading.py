@@ -31,8 +31,6 @@ log = logging.getLogger(__name__)
 
 # One slow CDN download must not hold the answer for long.
 DOWNLOAD_TIMEOUT_SECONDS = 20.0
-# Characters of each quoted message that join the text handlers search with.
-QUOTE_CHARS_FOR_TOPIC = 500
 
 
 @dataclass(frozen=True)
@@ -265,14 +263,6 @@ class _Reader:
             names = ("、" if self.language == "ja" else ", ").join(self._no_vision)
             self.warn(answers.NO_VISION(self.language, model=self.model, names=names))
         return self.result
-
-
-def topic_text(user: UserMessage | None) -> str:
-    """The member's words plus the start of what they quoted (what handlers search with):
-    what a member replies to often says more about the topic than "これ本当？"."""
-    if user is None:
-        return ""
-    return " ".join([user.text, *(q.text[:QUOTE_CHARS_FOR_TOPIC] for q in user.quotes)])
 
 
 async def attach(

@@ -60,7 +60,10 @@ def neutral(text: str) -> str:
 def attribute(value: str) -> str:
     """A name or file name as an attribute value: one line, no quotes, angles or controls."""
     cleaned = " ".join(_ATTRIBUTE_DROP.sub(" ", value).split())
-    return clip(cleaned, MAX_ATTRIBUTE_CHARS) or "?"
+    # Names are short: clip only the rare long one (a mention's speaker name is written here).
+    if len(cleaned) > MAX_ATTRIBUTE_CHARS:
+        cleaned = clip(cleaned, MAX_ATTRIBUTE_CHARS)
+    return cleaned or "?"
 
 
 def fence(tag: str, text: str, *, limit: int = MAX_CHARS, **attributes: str | None) -> str:

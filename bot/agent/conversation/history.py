@@ -277,3 +277,17 @@ def _start_at_turn(items: Sequence[m.Message]) -> list[m.Message]:
         if isinstance(item, m.UserMessage):
             return list(items[index:])
     return list(items)
+
+
+def unanswered_in(tail: list[StoredMessage]) -> list[m.ToolCall]:
+    """The calls of the turn's last assistant message that have no result or rejection yet."""
+    calls: list[m.ToolCall] = []
+    answered: set[str] = set()
+    for stored in tail:
+        message = stored.message
+        if isinstance(message, m.AssistantMessage) and message.tool_calls:
+            calls = list(message.tool_calls)
+            answered = set()
+        elif isinstance(message, (m.ToolResultMessage, m.ToolRejectedMessage)):
+            answered.add(message.call_id)
+    return [c for c in calls if c.id not in answered]

@@ -1,17 +1,19 @@
-"""Typed conversation messages, richer than what the model sees, flattened by one to_llm()."""
+"""Typed conversation messages, richer than what the model sees, flattened by one to_llm()
+(a user turn with the files and quotes it carries, fenced)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, assert_never
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from bot.agent.conversation.fences import Untrusted, attribute, fence
+from bot.agent.conversation.fences import MAX_CHARS, Untrusted, attribute, fence
 
 __all__ = ["Untrusted"]
-from bot.agent.conversation.parts import FilePart, QuotePart, user_content
+from bot.agent.conversation.parts import FilePart, MissingReason, QuotePart, QuoteRelation
 
 RejectionReason = Literal[
     "rejected",
@@ -160,6 +162,83 @@ _RESULT_TAG: dict[Untrusted, str] = {
     "web": "web",
     "plugin": "data",
 }
+
+
+# How the files and quotes a user turn carries read to the model.
+
+# What the model reads when a referred-to message could not be read.
+_MISSING_TEXT: dict[MissingReason, str] = {
+    "deleted": "that message was deleted, so its content is unknown",
+    "no_access": "the bot may not read that message, so its content is unknown",
+    "unavailable": "Discord did not return that message, so its content is unknown",
+}
+_RELATION_TAG: dict[QuoteRelation, str] = {
+    "reply": "replied_to",
+    "thread_starter": "thread_starter",
+}
+
+
+@dataclass
+class _Images:
+    """The run's images by key, and those attached to this turn so far, in order."""
+
+    available: Mapping[str, str]
+    attached: list[str] = field(default_factory=list)
+
+    def attach(self, key: str | None) -> int | None:
+        """Attach the image and return its number, or None when the run does not have it."""
+        if key is None or key not in self.available:
+            return None
+        self.attached.append(self.available[key])
+        return len(self.attached)
+
+
+def _render_file(part: FilePart, images: _Images) -> str:
+    if part.kind == "text" and part.text is not None:
+        if part.note:
+            # What was left out follows the text, with room made for it in the fence.
+            said = f"\n\n({part.note})"
+            return fence("file", part.text + said, limit=MAX_CHARS + len(said), name=part.name)
+        return fence("file", part.text, name=part.name)
+    # Its name is someone's words too: even an image's stand-in is fenced.
+    number = images.attach(part.image_key) if part.kind == "image" else None
+    if number is not None:
+        return fence("file", f"(image {number} attached below)", name=part.name)
+    if part.note:
+        return fence("file", f"(not shown to you: {part.note})", name=part.name)
+    return fence("file", "(an image)" if part.kind == "image" else "(a file)", name=part.name)
+
+
+def _render_quote(quote: QuotePart, images: _Images) -> str:
+    tag = _RELATION_TAG[quote.relation]
+    if quote.missing is not None:
+        return fence(tag, f"({_MISSING_TEXT[quote.missing]})")
+    if quote.earlier:
+        return fence(tag, "(the message quoted earlier in this conversation)", by=quote.author_name)
+    # The quote's own files are fences of their own after it: never one inside another.
+    inner = fence(tag, quote.text or "(no text)", by=quote.author_name)
+    return "\n".join([inner, *(_render_file(part, images) for part in quote.files)])
+
+
+def user_content(
+    text: str,
+    files: list[FilePart],
+    quotes: list[QuotePart],
+    images: Mapping[str, str],
+) -> str | list[dict[str, Any]]:
+    """The user turn as the model reads it: plain text, or text plus image parts."""
+    attached = _Images(images)
+    sections = [_render_quote(quote, attached) for quote in quotes]
+    if text:
+        sections.append(text)
+    sections += [_render_file(part, attached) for part in files]
+    rendered = "\n\n".join(sections)
+    if not attached.attached:
+        return rendered
+    return [
+        {"type": "text", "text": rendered},
+        *({"type": "image_url", "image_url": {"url": url}} for url in attached.attached),
+    ]
 
 
 def _convert(

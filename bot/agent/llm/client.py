@@ -14,16 +14,18 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.agent.conversation.messages import ToolCall
-from bot.agent.llm.caching import cached_tokens, with_cache_marker
-from bot.agent.llm.call_log import CallLog, CallTry
 from bot.agent.llm.model_check import problem_from_exception
 from bot.agent.llm.provider import (
+    CallLog,
+    CallTry,
     LLMFailure,
     Patience,
+    cached_tokens,
     failure_from_exception,
     import_litellm,
     round_timed_out,
     too_slow,
+    with_cache_marker,
 )
 from bot.agent.tools.registry import WireNames
 from bot.i18n import Text

@@ -8,8 +8,7 @@ from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.runtime.clock import Clock
-from bot.runtime.fresh import FreshFor
+from bot.runtime.clock import Clock, FreshFor
 from bot.settings import Settings
 from bot.storage.model_choice import GuildModel
 

@@ -1,21 +1,36 @@
-"""litellm itself: importing it safely, turning its exceptions into sentences, and how long a
-member waits on it.
+"""Each try at the model's provider: litellm imported safely, its exceptions turned into
+sentences, how long a member waits on it, the providers' prompt caches, and the call log
+(`llm_calls`: one row per try, with its latency, tokens and error).
 
 One deadline per round, and retries only inside it. A round is one model call as the member sees
 it: the request, its retries and its streamed answer. It ends by LLM_ROUND_SECONDS whatever
 happens; each try waits at most LLM_TIMEOUT_SECONDS for the next byte (and never past the
 deadline). Retries happen only before anything was shown, for failures another try may fix, and
 only while a try still fits.
+
+Prompt caching: OpenAI, DeepSeek, Gemini and local servers (llama.cpp, vLLM) reuse a request's
+longest known prefix on their own. Anthropic's models cache only up to a `cache_control` marker:
+the prompt's stable part gets one, so the tools and the stable part (which litellm sends first)
+are cached.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import json
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.conversation.messages import ToolCall
 from bot.i18n import Language, Text, answers
 from bot.settings import Settings, prepare_litellm_environment
+from bot.storage.agent import LLMCall
+
+log = logging.getLogger(__name__)
 
 # Failures that another try may fix; the others (a bad key, a too-long conversation) never do.
 RETRYABLE = frozenset({"timeout", "unreachable", "rate_limit", "server_error"})
@@ -96,9 +111,15 @@ class LLMFailure(Exception):
         return self.said(language, **self.fields)
 
 
+_environment_prepared = False
+
+
 def import_litellm() -> Any:
     """litellm, imported with its network look-ups off and its help banners quiet."""
-    prepare_litellm_environment()
+    global _environment_prepared
+    if not _environment_prepared:  # once: the settings it writes are only ever defaults
+        prepare_litellm_environment()
+        _environment_prepared = True
     import litellm
 
     # litellm prints provider help banners on errors; our own sentences replace them.
@@ -142,3 +163,139 @@ def failure_from_exception(exc: BaseException) -> LLMFailure:
     if "connection error" in text:
         return LLMFailure("unreachable")
     return LLMFailure("server_error")
+
+
+# Prompt caching: the marker some providers need on a prompt's stable part, and the cached
+# prompt tokens the providers report.
+
+CACHE_MARKER = {"type": "ephemeral"}
+# Providers that serve Anthropic's models and take its cache markers through litellm.
+_CLAUDE_HOSTS = {"anthropic", "bedrock", "vertex_ai"}
+
+
+def takes_cache_markers(model: str) -> bool:
+    """Whether the model caches only what a `cache_control` marker asks for (Anthropic's)."""
+    try:
+        _, provider, _, _ = import_litellm().get_llm_provider(model)
+    except Exception:  # a model litellm cannot place: it gets plain messages
+        return False
+    return provider == "anthropic" or (provider in _CLAUDE_HOSTS and "claude" in model.lower())
+
+
+def with_cache_marker(messages: list[dict[str, Any]], model: str) -> list[dict[str, Any]]:
+    """The messages with the first system message (the stable part) marked for caching, for
+    the models that need it; unchanged for the others."""
+    if not messages or messages[0].get("role") != "system" or not takes_cache_markers(model):
+        return messages
+    content = messages[0].get("content")
+    if not isinstance(content, str) or not content:
+        return messages
+    part = {"type": "text", "text": content, "cache_control": CACHE_MARKER}
+    return [{**messages[0], "content": [part]}, *messages[1:]]
+
+
+def cached_tokens(usage: Any) -> int:
+    """The prompt tokens the provider read from its cache, from a response's usage: OpenAI's
+    `prompt_tokens_details.cached_tokens` (litellm maps Anthropic's and others' there too),
+    else Anthropic's `cache_read_input_tokens`."""
+    details = _field(usage, "prompt_tokens_details")
+    cached = _field(details, "cached_tokens") if details is not None else None
+    if not cached:
+        cached = _field(usage, "cache_read_input_tokens")
+    try:
+        return max(0, int(cached or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _field(value: Any, name: str) -> Any:
+    if isinstance(value, dict):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+# The call log.
+
+
+def without_image_data(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with each image's data URL shortened, for the call log."""
+    cleaned: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, list):
+            content = [
+                {"type": "image_url", "image_url": {"url": "(image data omitted)"}}
+                if part.get("type") == "image_url"
+                else part
+                for part in content
+            ]
+            message = {**message, "content": content}
+        cleaned.append(message)
+    return cleaned
+
+
+@dataclass(frozen=True)
+class CallTry:
+    """What one try of a model call leaves in the log."""
+
+    model: str
+    purpose: str
+    conversation_key: str | None
+    started_at: datetime
+    latency_ms: float
+    messages: list[dict[str, Any]]
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tokens_cached: int = 0
+    error: str | None = None
+    # Who the call was for: budgets and /otomo usage count per server and member.
+    guild_id: int | None = None
+    user_id: int | None = None
+
+
+class CallLog:
+    """Writes a row per try; prompts and answers only with LLM_LOG_PROMPTS (debugging)."""
+
+    def __init__(
+        self, sessions: async_sessionmaker[AsyncSession] | None, *, with_prompts: bool
+    ) -> None:
+        self._sessions = sessions
+        self._with_prompts = with_prompts
+
+    async def record(self, call: CallTry) -> None:
+        """Add the row; a failure to write it is logged, never raised."""
+        if self._sessions is None:
+            return
+        debug = self._with_prompts
+        row = LLMCall(
+            model=call.model,
+            purpose=call.purpose,
+            conversation_key=call.conversation_key,
+            started_at=call.started_at,
+            latency_ms=call.latency_ms,
+            tokens_in=call.tokens_in or None,
+            tokens_out=call.tokens_out or None,
+            tokens_cached=call.tokens_cached or None,
+            error=call.error,
+            guild_id=call.guild_id,
+            user_id=call.user_id,
+            prompt=(
+                json.dumps(without_image_data(call.messages), ensure_ascii=False) if debug else None
+            ),
+            response=(
+                json.dumps(
+                    {"text": call.text, "tool_calls": [c.model_dump() for c in call.tool_calls]},
+                    ensure_ascii=False,
+                )
+                if debug
+                else None
+            ),
+        )
+        try:
+            async with self._sessions() as session, session.begin():
+                session.add(row)
+        except Exception:
+            # The log is diagnostics; a failure to write it must not fail the user's request.
+            log.exception("Could not record an LLM call")

@@ -1,5 +1,6 @@
-"""The tool registry: the tools the agent may offer, by name, scope and handler, and the names
-they reach the model under.
+"""The tool registry: what a tool is (a typed async function with its JSON schema and policy,
+and the context its calls get), the tools the agent may offer, by name, scope and handler, and
+the names they reach the model under.
 
 Names as every model provider accepts them: `^[a-zA-Z0-9_-]{1,64}$`. Registered names may hold
 dots (`mcp.files.read_file`, a plugin's `dice.roll`), which OpenAI and Anthropic refuse in a
@@ -16,11 +17,152 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import replace
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Generic, TypeVar
+from zoneinfo import ZoneInfo
 
-from bot.agent.tools.tool import Tool
+from pydantic import BaseModel
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.agent.conversation.fences import Untrusted
+from bot.agent.tools.presentation import Look
+from bot.runtime.clock import Clock
+from bot.settings import Settings
+
+TOOL_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+DEFAULT_TIMEOUT_SECONDS = 30.0
+MAX_TIMEOUT_SECONDS = 300.0
+
+# What a tool takes its services from: one typed object the composition root builds.
+D = TypeVar("D")
+
+
+@dataclass
+class ToolContext(Generic[D]):
+    """Everything a tool may use about the current request; tools never read globals.
+
+    `deps` is the bot's one dependencies object; a tool declares the part it needs as a
+    Protocol (`ctx: ToolContext[WeatherDeps]`) and reads its services from it.
+    """
+
+    user_id: int
+    user_name: str
+    guild_id: int | None
+    channel_id: int
+    clock: Clock
+    sessions: async_sessionmaker[AsyncSession]
+    settings: Settings
+    timezone: ZoneInfo
+    # Long-lived services (an index, the reminder service…), built by the composition root.
+    deps: D
+    origin_message_id: int | None = None
+    conversation_key: str = ""
+    is_admin: bool = False
+    # The member's roles in the server and whether they manage it.
+    role_ids: tuple[int, ...] = ()
+    manages_server: bool = False
+    # The language the member wrote in (what a tool stores for later posts, e.g. a reminder).
+    language: str = "ja"
+    # Partial output a long tool reports as it goes; kept if the run is interrupted.
+    partial: list[Any] = field(default_factory=list)
+    # The model's call id and its arguments as sent (tools in other processes receive both).
+    call_id: str = ""
+    raw_arguments: str = ""
+
+    def now(self) -> datetime:
+        """The current instant in UTC, from the injected clock."""
+        return self.clock.now()
+
+    def local_now(self) -> datetime:
+        """The current instant in the requester's time zone."""
+        return self.clock.now().astimezone(self.timezone)
+
+    def report_partial(self, value: Any) -> None:
+        """Record progress that should survive an interruption."""
+        self.partial.append(value)
+
+
+ToolHandler = Callable[..., Awaitable[Any]]
+# A tool's own check of a call before anyone is asked to approve it: what is wrong, as a
+# sentence for the model, or None when the call can run (a time in the past, another member's
+# reminder).
+ToolCheck = Callable[[dict[str, Any], "ToolContext[Any]"], Awaitable[str | None]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable the model may request, with its JSON schema and execution policy."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: ToolHandler
+    timeout: float = DEFAULT_TIMEOUT_SECONDS
+    requires_approval: bool = True
+    source: str = "core"
+    guild_id: int | None = None
+    # Handlers that offer the tool without listing it (tools registered from outside).
+    handlers: frozenset[str] = frozenset()
+    # Validates and converts the model's arguments before the handler sees them.
+    arguments_model: type[BaseModel] | None = None
+    # Works only inside a server (its notes, say): not offered in DMs or the console.
+    servers_only: bool = False
+    # A tool from outside: what is wrong with the model's arguments by its JSON schema, as a
+    # sentence (None when they fit), checked before any card asks a member.
+    check_arguments: Callable[[dict[str, Any]], str | None] | None = None
+    # A tool from outside: who provides it (a hash of its source, address and definition).
+    # An approval or an "always allow" holds for that provider only; None for the bot's own.
+    provider: str | None = None
+    # How a call looks to members (title, labels, a sentence for the result); None shows the
+    # name and the arguments as sent.
+    look: Look | None = None
+    # No side effect and no cost (listing, reading): no approval-style card, a status line.
+    read_only: bool = False
+    # The tool's own checks of a call, run before a card asks anyone (see ToolCheck).
+    check: ToolCheck | None = None
+    # Its answers carry words from outside (a web page, a plugin, a member's note): they reach
+    # the model fenced, and later calls of the turn ask first. A function of the output says
+    # so per answer (None: this answer carries none).
+    untrusted: Untrusted | Callable[[Any], Untrusted | None] | None = None
+
+    def untrusted_in(self, output: Any) -> Untrusted | None:
+        """Where this answer's untrusted words come from, if it has any."""
+        if callable(self.untrusted):
+            return self.untrusted(output)
+        return self.untrusted
+
+    def __post_init__(self) -> None:
+        if not TOOL_NAME_PATTERN.fullmatch(self.name):
+            raise ValueError(
+                f"tool name {self.name!r} must be 1-64 characters of letters, digits, _ . -"
+            )
+        if not 0 < self.timeout <= MAX_TIMEOUT_SECONDS:
+            raise ValueError(
+                f"tool {self.name!r} timeout {self.timeout} must be above 0 and at most "
+                f"{MAX_TIMEOUT_SECONDS:g} seconds"
+            )
+        if self.parameters.get("type") != "object":
+            raise ValueError(f"tool {self.name!r} parameters must be a JSON object schema")
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI-style function schema sent to the model."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def available_in(self, guild_id: int | None) -> bool:
+        """Whether the tool is offered in this guild (None = a DM or the console)."""
+        if guild_id is None and self.servers_only:
+            return False
+        return self.guild_id is None or self.guild_id == guild_id
+
 
 PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _OUTSIDE = re.compile(r"[^a-zA-Z0-9_-]")

@@ -12,10 +12,9 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.channels import words
-from bot.channels.feature import ChannelsDeps
+from bot.channels.feature import CHANNEL_PERSONA_MAX_CHARS, ChannelsDeps, ChannelVoices
 from bot.channels.heuristic import looks_like_a_question
 from bot.channels.server_settings import LISTEN_COOLDOWN, LISTENING_CHANNELS, listens_in
-from bot.channels.service import CHANNEL_PERSONA_MAX_CHARS, ChannelVoices
 from bot.discord_ui.builder import DiscordBuilder
 from bot.discord_ui.client import OtomoBot
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say

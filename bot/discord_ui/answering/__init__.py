@@ -1,1 +1,1 @@
-"""Answering a mention: the gate, intake, the run's rendering, streaming, typing and Stop."""
+"""Answering a mention: the gate and intake, the run's rendering, streaming, typing and Stop."""

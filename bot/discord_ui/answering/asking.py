@@ -20,7 +20,7 @@ from bot.agent.conversation.history import asked_conversation_key
 from bot.agent.conversation.parts import Shared
 from bot.agent.runs import RunRequest, StopSignal
 from bot.discord_ui.answering.conversation import Staff, action_refusal
-from bot.discord_ui.answering.intake import quoted
+from bot.discord_ui.answering.gate import quoted
 from bot.discord_ui.answering.posting_answers import PostPublicly, answer_embed, post_view
 from bot.discord_ui.commands.private_replies import NO_MENTIONS, say
 from bot.discord_ui.members import actor_of_interaction

@@ -14,8 +14,7 @@ import discord
 from bot.agent import events as ev
 from bot.agent.approvals.service import ApprovalService
 from bot.agent.loop import Agent, RunRequest
-from bot.discord_ui.answering.gate import Gate
-from bot.discord_ui.answering.intake import read_shared
+from bot.discord_ui.answering.gate import Gate, read_shared
 from bot.discord_ui.answering.live import (
     BackgroundTasks,
     LiveRun,
@@ -126,6 +125,8 @@ class Conversations:
     async def on_message(self, message: discord.Message) -> None:
         """Answer a message if it is for us (after the member's run here, if one is going);
         refuse with a sentence, or a reaction once said, when a limit is hit."""
+        if message.author.bot:
+            return  # never answered nor heard (the gate and the listener agree): our own replies
         if not self.answers_here(message):
             return
         in_bot_thread = await self._in_bot_thread(message)

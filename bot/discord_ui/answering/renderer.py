@@ -324,7 +324,10 @@ class RunRenderer:
         segment = segment or self._segment
         if not segment.messages and not has_words(segment.text):
             return  # nothing to read yet, or stray brackets around a tool call
-        chunks = split_message(segment.text, STREAM_CHUNK_LIMIT)
+        text = segment.text
+        # Most answers fit in one message: only a longer one is split.
+        fits = 0 < len(text) <= STREAM_CHUNK_LIMIT
+        chunks = [text] if fits else split_message(text, STREAM_CHUNK_LIMIT)
         for index, chunk in enumerate(chunks):
             shown = chunk if final or index < len(chunks) - 1 else chunk + " …"
             if index < len(segment.messages):

@@ -84,21 +84,10 @@ class ChannelVoices:
         text = persona.strip()[:CHANNEL_PERSONA_MAX_CHARS]
         now = self._clock.now()
         async with one_writer(self._sessions), self._writes() as session, session.begin():
-            row = await session.get(ChannelSetting, channel_id, with_for_update=True)
-            if row is None:
-                session.add(
-                    ChannelSetting(
-                        channel_id=channel_id,
-                        guild_id=guild_id,
-                        persona=text,
-                        updated_at=now,
-                        updated_by=by,
-                    )
-                )
-            elif row.guild_id == guild_id:
-                row.persona, row.updated_at, row.updated_by = text, now, by
-            else:
+            row = await _locked_row(session, guild_id, channel_id, now)
+            if row.guild_id != guild_id:
                 raise ValueError(f"channel {channel_id} is not a channel of server {guild_id}")
+            row.persona, row.updated_at, row.updated_by = text, now, by
         self._personas[(guild_id, channel_id)] = (text, now)
         return text
 
@@ -108,18 +97,7 @@ class ChannelVoices:
         now = self._clock.now()
         try:
             async with one_writer(self._sessions), self._writes() as session, session.begin():
-                row = await session.get(ChannelSetting, channel_id, with_for_update=True)
-                if row is None:
-                    session.add(
-                        ChannelSetting(
-                            channel_id=channel_id,
-                            guild_id=guild_id,
-                            persona="",
-                            heard_at=now,
-                            updated_at=now,
-                        )
-                    )
-                    return True
+                row = await _locked_row(session, guild_id, channel_id, now)
                 if row.guild_id != guild_id:
                     return False
                 if row.heard_at is not None and now - row.heard_at < cooldown:
@@ -183,3 +161,15 @@ DECLARES = Declarations(
     words=words.COMMAND_WORDS,
     tables=table,
 )
+
+
+async def _locked_row(
+    session: AsyncSession, guild_id: int, channel_id: int, now: datetime
+) -> ChannelSetting:
+    """The channel's row, locked for this write; a new one (no persona, never heard) if it
+    has none yet."""
+    row = await session.get(ChannelSetting, channel_id, with_for_update=True)
+    if row is None:
+        row = ChannelSetting(channel_id=channel_id, guild_id=guild_id, persona="", updated_at=now)
+        session.add(row)
+    return row

@@ -29,6 +29,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from bot.chat.table import LEGACY_GUILD, WordPoolEntry
 from bot.chat.words import extract_words
+from bot.runtime.background import cancel_and_wait
 from bot.runtime.clock import Clock, FreshFor
 from bot.runtime.worker import in_worker
 from bot.settings import Settings
@@ -274,11 +275,8 @@ class WordPool:
         """Stop the background task and write what is still buffered."""
         self._closing = True
         self._wake.set()
-        if self._digester is not None:
-            self._digester.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._digester
-            self._digester = None
+        await cancel_and_wait(self._digester)
+        self._digester = None
         await self.drain()
         if self._task is not None:
             await self._task

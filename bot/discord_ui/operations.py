@@ -4,7 +4,6 @@ when it is degraded."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 from types import SimpleNamespace
@@ -13,6 +12,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.runtime.background import cancel_and_wait
 from bot.runtime.health import Check, HealthChecks
 from bot.runtime.metrics import Metrics
 
@@ -67,10 +67,7 @@ class GatewayWatch:
 
     async def stop(self) -> None:
         """Stop updating."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await cancel_and_wait(self._task)
 
     async def _loop(self, every: float) -> None:
         while True:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -25,6 +24,7 @@ from bot.extools.registration import (
 )
 from bot.extools.schemas import arguments_check
 from bot.extools.store import ExternalToolStore
+from bot.runtime.background import cancel_and_wait
 from bot.runtime.clock import Clock
 from bot.storage.external_tools import ExternalToolRow
 from bot.storage.outage import DatabaseHealth
@@ -207,11 +207,8 @@ class ExternalTools:
 
     async def stop(self) -> None:
         """Stop checking; close the connection pool."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None
         await self._client.close()
 
     async def _watch(self) -> None:

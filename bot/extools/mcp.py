@@ -28,6 +28,7 @@ from bot.extools.looks import look_of
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
 from bot.extools.registration import definition_hash, provider_identity
 from bot.extools.schemas import ArgumentsCheck, arguments_check, schema_problem
+from bot.runtime.background import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -144,11 +145,7 @@ class MCPServers:
 
     async def stop(self) -> None:
         """Disconnect every server (stdio servers are stopped)."""
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._tasks)
         self._tasks.clear()
         await asyncio.gather(*self._dropping, return_exceptions=True)
 

@@ -8,6 +8,8 @@ import logging
 from abc import ABC, abstractmethod
 from typing import Any
 
+from bot.runtime.background import cancel_and_wait
+
 log = logging.getLogger(__name__)
 
 HOT_RELOAD_SECONDS = 2.0
@@ -64,8 +66,5 @@ class HotReload(ABC):
 
     async def stop(self) -> None:
         """Cancel the background task, if any."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_and_wait(self._task)
+        self._task = None

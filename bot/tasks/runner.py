@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Literal, Protocol
 
 from bot.i18n import Text, moment
+from bot.runtime.background import cancel_and_wait
 from bot.runtime.clock import Clock
 from bot.schedule.times import ENGLISH_UNITS, JAPANESE_UNITS, duration_text
 from bot.tasks import words
@@ -266,9 +267,7 @@ class TaskRunner:
         try:
             yield
         finally:
-            keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await keeper
+            await cancel_and_wait(keeper)
 
 
 def _failure_words(failure: PostFailed) -> Text:

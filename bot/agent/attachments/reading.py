@@ -185,17 +185,25 @@ class _Reader:
             self.warn(answers.DOWNLOAD_FAILED(self.language, name=shared.name))
             return None
 
-    async def _text(self, shared: SharedFile, *, sniffing: bool) -> FilePart:
-        limit = self.limits.max_text_bytes
+    async def _fetch(self, shared: SharedFile, limit: int) -> bytes | FilePart:
+        """The file's bytes, or why it is skipped: larger than limit (as Discord says, then as
+        downloaded) or not downloaded."""
         if shared.size > limit:
-            if sniffing:
-                return self._binary(shared)
             return self._too_large(shared, shared.size, limit)
         data = await self._download(shared)
         if data is None:
             return FilePart(name=shared.name, kind="skipped", note="the download failed")
         if len(data) > limit:
             return self._too_large(shared, len(data), limit)
+        return data
+
+    async def _text(self, shared: SharedFile, *, sniffing: bool) -> FilePart:
+        limit = self.limits.max_text_bytes
+        if shared.size > limit and sniffing:
+            return self._binary(shared)
+        data = await self._fetch(shared, limit)
+        if isinstance(data, FilePart):
+            return data
         text = await asyncio.to_thread(decode_text, data)
         if text is None:
             return self._binary(shared)
@@ -203,13 +211,9 @@ class _Reader:
 
     async def _document(self, shared: SharedFile, form: DocumentFormat) -> FilePart:
         limits = self.limits.documents
-        if shared.size > limits.max_bytes:
-            return self._too_large(shared, shared.size, limits.max_bytes)
-        data = await self._download(shared)
-        if data is None:
-            return FilePart(name=shared.name, kind="skipped", note="the download failed")
-        if len(data) > limits.max_bytes:
-            return self._too_large(shared, len(data), limits.max_bytes)
+        data = await self._fetch(shared, limits.max_bytes)
+        if isinstance(data, FilePart):
+            return data
         outcome = await read_document(form, data, limits)
         part, sentence = document_part(shared.name, form, outcome, limits, self.language)
         if sentence is not None:
@@ -222,14 +226,9 @@ class _Reader:
             return FilePart(
                 name=shared.name, kind="image", note=f"the model {self.model} cannot see images"
             )
-        limit = self.limits.max_image_bytes
-        if shared.size > limit:
-            return self._too_large(shared, shared.size, limit)
-        data = await self._download(shared)
-        if data is None:
-            return FilePart(name=shared.name, kind="skipped", note="the download failed")
-        if len(data) > limit:
-            return self._too_large(shared, len(data), limit)
+        data = await self._fetch(shared, self.limits.max_image_bytes)
+        if isinstance(data, FilePart):
+            return data
         media = (shared.content_type or "").split(";")[0].strip().lower()
         if media not in IMAGE_TYPES:
             media = IMAGE_EXTENSIONS.get(PurePosixPath(shared.name.lower()).suffix, "image/png")

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -239,91 +239,76 @@ class LLMClient:
     ) -> AsyncGenerator[StreamItem, None]:
         """One try of a streamed call, logged."""
         litellm = import_litellm()
-        started = self._clock.now()
-        t0 = time.perf_counter()
         turn = Turn()
-        error: str | None = None
-        kind: str | None = None
         partial: dict[int, dict[str, str]] = {}
         # Providers accept only [a-zA-Z0-9_-]{1,64} as a function name: the names are mapped
         # here, and everything before and after this call sees the registered names.
         names = WireNames(t["function"]["name"] for t in tools or [] if "function" in t)
         response: Any = None
-        try:
-            response = await asyncio.wait_for(
-                litellm.acompletion(
-                    messages=WireNames.messages(with_cache_marker(messages, model)),
-                    tools=WireNames.tools(tools) if tools else None,
-                    stream=True,
-                    stream_options={"include_usage": True},
-                    **self._params(model, patience.next_try()),
-                ),
-                patience.left(),
-            )
-            chunks = response.__aiter__()
-            while True:
-                try:
-                    chunk = await asyncio.wait_for(chunks.__anext__(), patience.left())
-                except StopAsyncIteration:
-                    break
-                except TimeoutError:
-                    if not turn.text:
-                        raise
-                    # Out of time while answering: the member keeps what was shown; calls
-                    # still being written are dropped (their arguments are cut).
-                    turn.finish_reason = TIME_LIMIT
-                    partial.clear()
-                    break
-                usage = getattr(chunk, "usage", None)
-                if usage:
-                    turn.usage = Usage.of_response(usage)
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                if choice.finish_reason:
-                    turn.finish_reason = choice.finish_reason
-                delta = choice.delta
-                if delta is None:
-                    continue
-                if delta.content:
-                    turn.text += delta.content
-                    yield TextChunk(delta.content)
-                for call in delta.tool_calls or []:
-                    index = call.index if call.index is not None else len(partial)
-                    entry = partial.setdefault(index, {"id": "", "name": "", "arguments": ""})
-                    if call.id:
-                        entry["id"] = call.id
-                    function = call.function
-                    if function is not None and function.name and not entry["name"]:
-                        entry["name"] = names.registered(function.name)
-                        yield ToolCallName(index, entry["id"] or f"call_{index}", entry["name"])
-                    if function is not None and function.arguments:
-                        entry["arguments"] += function.arguments
-            turn.tool_calls = [
-                ToolCall(
-                    id=entry["id"] or f"call_{index}",
-                    name=entry["name"],
-                    arguments=entry["arguments"],
+        async with self._attempt(turn, model, purpose, conversation_key, messages, payer):
+            try:
+                response = await asyncio.wait_for(
+                    litellm.acompletion(
+                        messages=WireNames.messages(with_cache_marker(messages, model)),
+                        tools=WireNames.tools(tools) if tools else None,
+                        stream=True,
+                        stream_options={"include_usage": True},
+                        **self._params(model, patience.next_try()),
+                    ),
+                    patience.left(),
                 )
-                for index, entry in sorted(partial.items())
-                if entry["name"]
-            ]
-        except TimeoutError:
-            error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
-            self._too_slow(purpose, "LLM_ROUND_SECONDS")
-            raise round_timed_out() from None
-        except Exception as exc:
-            error = redact(f"{type(exc).__name__}: {exc}")
-            failure = self._failed(exc, model, purpose, error)
-            kind = failure.kind
-            raise failure from exc
-        finally:
-            turn.usage.calls = 1
-            if response is not None:
-                await _close(response)
-            await self._log(
-                model, purpose, conversation_key, started, t0, turn, error, messages, kind, payer
-            )
+                chunks = response.__aiter__()
+                while True:
+                    try:
+                        chunk = await asyncio.wait_for(chunks.__anext__(), patience.left())
+                    except StopAsyncIteration:
+                        break
+                    except TimeoutError:
+                        if not turn.text:
+                            raise
+                        # Out of time while answering: the member keeps what was shown; calls
+                        # still being written are dropped (their arguments are cut).
+                        turn.finish_reason = TIME_LIMIT
+                        partial.clear()
+                        break
+                    usage = getattr(chunk, "usage", None)
+                    if usage:
+                        turn.usage = Usage.of_response(usage)
+                    if not chunk.choices:
+                        continue
+                    choice = chunk.choices[0]
+                    if choice.finish_reason:
+                        turn.finish_reason = choice.finish_reason
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        turn.text += delta.content
+                        yield TextChunk(delta.content)
+                    for call in delta.tool_calls or []:
+                        index = call.index if call.index is not None else len(partial)
+                        entry = partial.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                        if call.id:
+                            entry["id"] = call.id
+                        function = call.function
+                        if function is not None and function.name and not entry["name"]:
+                            entry["name"] = names.registered(function.name)
+                            yield ToolCallName(index, entry["id"] or f"call_{index}", entry["name"])
+                        if function is not None and function.arguments:
+                            entry["arguments"] += function.arguments
+                turn.tool_calls = [
+                    ToolCall(
+                        id=entry["id"] or f"call_{index}",
+                        name=entry["name"],
+                        arguments=entry["arguments"],
+                    )
+                    for index, entry in sorted(partial.items())
+                    if entry["name"]
+                ]
+            finally:
+                turn.usage.calls = 1
+                if response is not None:
+                    await _close(response)
         yield turn
 
     async def complete(
@@ -358,12 +343,8 @@ class LLMClient:
         payer: Payer,
     ) -> str:
         litellm = import_litellm()
-        started = self._clock.now()
-        t0 = time.perf_counter()
         turn = Turn()
-        error: str | None = None
-        kind: str | None = None
-        try:
+        async with self._attempt(turn, model, purpose, conversation_key, messages, payer):
             response = await asyncio.wait_for(
                 litellm.acompletion(
                     messages=WireNames.messages(with_cache_marker(messages, model)),
@@ -375,7 +356,34 @@ class LLMClient:
             usage = getattr(response, "usage", None)
             if usage:
                 turn.usage = Usage.of_response(usage)
-            return turn.text
+        return turn.text
+
+    async def _within_budget(self, payer: Payer) -> None:
+        """Refuse the call (no request made) when the server's or member's budget is spent."""
+        if self._budgets is None or payer.guild_id is None:
+            return
+        spent = await self._budgets.spent(payer.guild_id, payer.user_id)
+        if spent is not None:
+            raise BudgetSpent(spent)
+
+    @contextlib.asynccontextmanager
+    async def _attempt(
+        self,
+        turn: Turn,
+        model: str,
+        purpose: str,
+        conversation_key: str | None,
+        messages: list[dict[str, Any]],
+        payer: Payer,
+    ) -> AsyncIterator[None]:
+        """One try at the provider: its timeout or failure raised as the member's LLMFailure,
+        and the try logged (metrics, llm_calls) however it ended."""
+        started = self._clock.now()
+        t0 = time.perf_counter()
+        error: str | None = None
+        kind: str | None = None
+        try:
+            yield
         except TimeoutError:
             error = f"no answer within LLM_ROUND_SECONDS ({self._settings.llm_round_seconds:g})"
             self._too_slow(purpose, "LLM_ROUND_SECONDS")
@@ -389,14 +397,6 @@ class LLMClient:
             await self._log(
                 model, purpose, conversation_key, started, t0, turn, error, messages, kind, payer
             )
-
-    async def _within_budget(self, payer: Payer) -> None:
-        """Refuse the call (no request made) when the server's or member's budget is spent."""
-        if self._budgets is None or payer.guild_id is None:
-            return
-        spent = await self._budgets.spent(payer.guild_id, payer.user_id)
-        if spent is not None:
-            raise BudgetSpent(spent)
 
     def _failed(self, exc: Exception, model: str, purpose: str, error: str) -> LLMFailure:
         """The member's sentence; the operator's goes to the log, at ERROR when the model

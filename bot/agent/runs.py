@@ -118,8 +118,8 @@ class RunRequest:
     manages_server: bool = False
     # What the run's model calls count as in usage (None: the handler's name).
     purpose: str | None = None
-    # Nobody watches the run (a scheduled task): every call that acts waits for a person's
-    # click, whatever always-allow grants or the server's auto-approval say.
+    # Nobody watches the run (started on a schedule, not by a message): every call that acts
+    # waits for a person's click, whatever always-allow grants or the server's auto-approval say.
     unattended: bool = False
 
     @classmethod

@@ -421,7 +421,7 @@ class ToolCalls:
 
     async def _asks_anyway(self, state: RunState, tool_item: Tool) -> bool:
         """The taint rule for this call: untrusted words in context and a tool that acts; and
-        a run nobody is watching (a scheduled task) never acts without a person's click."""
+        a run nobody is watching (started on a schedule) never acts without a person's click."""
         if tool_item.read_only:
             return False
         if state.request.unattended:

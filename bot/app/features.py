@@ -13,7 +13,6 @@ from bot.channels import discord_part as channels_discord
 from bot.channels import feature as channels
 from bot.chat import discord_part as chat_discord
 from bot.chat import feature as chat
-from bot.chat import table as chat_table
 from bot.chat.handler import CHAT_HANDLER
 from bot.discord_ui.builder import DiscordBuilder
 from bot.handlers.builder import AppBuilder
@@ -24,13 +23,10 @@ from bot.handlers.spec import HandlerSpec
 from bot.i18n import commands as command_words
 from bot.knowledge import discord_part as knowledge_discord
 from bot.knowledge import feature as knowledge
-from bot.knowledge import table as knowledge_table
 from bot.notes import discord_part as notes_discord
 from bot.notes import feature as notes
-from bot.notes import table as notes_table
 from bot.reminders import discord_part as reminders_discord
 from bot.reminders import feature as reminders
-from bot.reminders import table as reminders_table
 from bot.reminders.handler import REMINDER_HANDLER
 from bot.servers import config as server_config
 from bot.settings import SettingsSection
@@ -64,7 +60,7 @@ FEATURES: tuple[Feature, ...] = (
         reminders_discord.register,
         services=reminders.services,
         handler=REMINDER_HANDLER,
-        declares=Declarations(tables=reminders_table),
+        declares=reminders.DECLARES,
     ),
     Feature(
         "weather",
@@ -79,21 +75,21 @@ FEATURES: tuple[Feature, ...] = (
         chat_discord.register,
         services=chat.services,
         handler=CHAT_HANDLER,
-        declares=Declarations(tables=chat_table),
+        declares=chat.DECLARES,
     ),
     Feature(
         "knowledge",
         knowledge.register,
         knowledge_discord.register,
         services=knowledge.services,
-        declares=Declarations(tables=knowledge_table),
+        declares=knowledge.DECLARES,
     ),
     Feature(
         "notes",
         notes.register,
         notes_discord.register,
         services=notes.services,
-        declares=Declarations(tables=notes_table),
+        declares=notes.DECLARES,
     ),
     Feature("tasks", tasks.register, tasks_discord.register, declares=tasks.DECLARES),
     Feature(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from bot.agent.llm.client import Payer
 from bot.agent.runs import PromptInput
+from bot.chat import table
 from bot.chat.handler import CHAT
 from bot.chat.persona import persona_text
 from bot.chat.table import TipRecord, WordPoolEntry
@@ -16,6 +17,7 @@ from bot.chat.tools import CHAT_TOOLS, ChatDeps
 from bot.chat.word_pool import WordPool
 from bot.chat.words import mention_topic
 from bot.handlers.builder import AppBuilder
+from bot.handlers.declarations import Declarations
 from bot.handlers.services import Shared
 from bot.runtime.worker import in_worker
 
@@ -111,3 +113,7 @@ def services(shared: Shared) -> dict[str, object]:
         )
 
     return {"word_pool": word_pool, "tips": Tips(sessions, clock, settings, complete, word_pool)}
+
+
+# What the feature brings to the shared layers: its tables.
+DECLARES = Declarations(tables=table)

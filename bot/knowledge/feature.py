@@ -8,8 +8,10 @@ from bot.agent.conversation.fences import Untrusted, fence, neutral
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder, Section
+from bot.handlers.declarations import Declarations
 from bot.handlers.services import Shared
 from bot.handlers.spec import CONVERSATION
+from bot.knowledge import table
 from bot.knowledge.editor import KnowledgeEditor
 from bot.knowledge.index import KnowledgeIndex
 from bot.knowledge.outline import Outliner
@@ -190,3 +192,7 @@ def services(shared: Shared) -> dict[str, object]:
         "knowledge": index,
         "kb_editor": KnowledgeEditor.from_settings(index, settings, sessions, clock),
     }
+
+
+# What the feature brings to the shared layers: its tables.
+DECLARES = Declarations(tables=table)

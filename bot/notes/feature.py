@@ -9,7 +9,9 @@ from bot.agent.conversation.fences import fence
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.declarations import Declarations
 from bot.handlers.services import Shared
+from bot.notes import table
 from bot.notes.notebook import Notebook
 from bot.notes.table import Note
 from bot.notes.tools import NOTE_TOOLS, NotesDeps
@@ -81,3 +83,7 @@ def services(shared: Shared) -> dict[str, object]:
     """The notebook."""
     fresh = shared.settings.server_settings_refresh_seconds
     return {"notebook": Notebook(shared.database.sessions, shared.clock, fresh_seconds=fresh)}
+
+
+# What the feature brings to the shared layers: its tables.
+DECLARES = Declarations(tables=table)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from bot.agent.runs import PromptInput
 from bot.handlers import router
 from bot.handlers.builder import AppBuilder
+from bot.handlers.declarations import Declarations
 from bot.handlers.services import Shared
+from bot.reminders import table
 from bot.reminders.button_actions import ReminderButtons
 from bot.reminders.consent import ConsentButtons, ReminderConsent
 from bot.reminders.delivery.due_times import DueTimes
@@ -43,3 +45,7 @@ def services(shared: Shared) -> dict[str, object]:
         "reminder_consent": ConsentButtons(ReminderConsent(sessions, clock, on_change=due_times)),
         "reminder_recipients": Recipients(),
     }
+
+
+# What the feature brings to the shared layers: its tables.
+DECLARES = Declarations(tables=table)

@@ -26,6 +26,18 @@ CONSENT_ACTIONS = (ACCEPT, DECLINE, BLOCK)
 _OPEN = (Consent.ASK, Consent.ASKED)
 
 
+async def blocks(session: AsyncSession, guild_id: int, user_id: int, asker_id: int) -> bool:
+    """Whether the member stopped the asker's reminders in this server."""
+    found = await session.scalar(
+        select(ReminderBlock.id).where(
+            ReminderBlock.guild_id == guild_id,
+            ReminderBlock.user_id == user_id,
+            ReminderBlock.blocked_user_id == asker_id,
+        )
+    )
+    return found is not None
+
+
 @dataclass(frozen=True)
 class ConsentReply:
     """The outcome of a click: ok or refused, the clicker's sentence, the stamp for the post."""
@@ -84,14 +96,7 @@ class ReminderConsent:
         now = self._clock.now()
         guild_id = row.guild_id if row.guild_id is not None else 0
         async with self._writer, self._writes() as session, session.begin():
-            known = await session.scalar(
-                select(ReminderBlock.id).where(
-                    ReminderBlock.guild_id == guild_id,
-                    ReminderBlock.user_id == user_id,
-                    ReminderBlock.blocked_user_id == row.user_id,
-                )
-            )
-            if known is None:
+            if not await blocks(session, guild_id, user_id, row.user_id):
                 session.add(
                     ReminderBlock(
                         guild_id=guild_id,

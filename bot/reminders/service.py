@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.reminders.checks import check_future, checked_content, checked_time
+from bot.reminders.checks import check_future, checked_content, checked_time, first_of_series
+from bot.reminders.consent import blocks
 from bot.reminders.display import ReminderView
 from bot.reminders.errors import (
     InvalidReminder,
@@ -22,17 +23,14 @@ from bot.reminders.errors import (
 )
 from bot.reminders.recipients import Target
 from bot.reminders.row_changes import COPIED_COLUMNS, cancelled, rescheduled
-from bot.reminders.table import Consent, Reminder, ReminderBlock, ReminderState
+from bot.reminders.table import Consent, Reminder, ReminderState
 from bot.runtime.clock import Clock
 from bot.schedule.repeat import (
     RepeatRule,
-    RepeatTooFrequent,
-    check_frequency,
     dump_rule,
-    first_occurrence,
     load_rule,
 )
-from bot.schedule.times import local_iso, parse_local_wall
+from bot.schedule.times import parse_local_wall
 from bot.settings import Settings
 from bot.storage.engine import one_writer, write_sessions
 
@@ -143,14 +141,7 @@ class ReminderService:
     async def _not_blocked(
         session: AsyncSession, guild_id: int, target_id: int, asker_id: int
     ) -> None:
-        blocked = await session.scalar(
-            select(ReminderBlock.id).where(
-                ReminderBlock.guild_id == guild_id,
-                ReminderBlock.user_id == target_id,
-                ReminderBlock.blocked_user_id == asker_id,
-            )
-        )
-        if blocked is not None:
+        if await blocks(session, guild_id, target_id, asker_id):
             raise ReminderRefused(
                 f"<@{target_id}> stopped reminders from this user in this server, so none can "
                 "be set for them: tell the user, without pressing"
@@ -197,21 +188,15 @@ class ReminderService:
     def _first_of_series(
         self, repeat: RepeatRule, wall: datetime, tz: ZoneInfo, now: datetime
     ) -> tuple[RepeatRule, datetime]:
-        try:
-            check_frequency(repeat, self._settings.reminder_min_interval_minutes)
-        except RepeatTooFrequent as exc:
-            raise InvalidReminder(f"{exc}: ask the user for a longer interval") from None
-        # The wall time as asked: 02:30 on a spring-forward day fires at 03:30 once, then 02:30.
-        repeat = repeat.anchored(wall)
-        # "Weekdays at 9" asked on a Saturday starts on Monday; "毎月20日" on the 5th, this month.
-        due = first_occurrence(repeat, wall, tz)
-        check_future(due, tz, now, self._settings.reminder_max_ahead_days)
-        if repeat.until is not None and due.astimezone(tz).date() > repeat.until:
-            raise InvalidReminder(
-                f"the repeat ends on {repeat.until.isoformat()}, before its first reminder at "
-                f"{local_iso(due, tz)}: ask the user when it should start or end"
-            )
-        return repeat, due
+        settings = self._settings
+        return first_of_series(
+            repeat,
+            wall,
+            tz,
+            now,
+            min_interval_minutes=settings.reminder_min_interval_minutes,
+            max_ahead_days=settings.reminder_max_ahead_days,
+        )
 
     async def list_pending(
         self, user_id: int, tz: ZoneInfo, *, limit: int = MAX_LISTED

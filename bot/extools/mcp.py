@@ -28,7 +28,7 @@ from bot.extools.looks import look_of
 from bot.extools.mcp_config import MCPServerConfig, exposed_name
 from bot.extools.registration import definition_hash, provider_identity
 from bot.extools.schemas import ArgumentsCheck, arguments_check, schema_problem
-from bot.runtime.background import cancel_and_wait
+from bot.runtime.background import cancel_within
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,8 @@ RETRY_FIRST_SECONDS = 1.0
 RETRY_MAX_SECONDS = 60.0
 # How often a connected server's tools are listed again, to notice that it went away.
 PING_EVERY_SECONDS = 10.0
+# How long stop() keeps cancelling the connections before it leaves them behind.
+STOP_SECONDS = 10
 PING_TIMEOUT_SECONDS = 5.0
 
 
@@ -135,6 +137,7 @@ class MCPServers:
         self._grants = grants
         self._dropping: set[asyncio.Task[int]] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
         self.connected = asyncio.Event()  # set whenever a server's tools are installed
 
     def start(self) -> None:
@@ -145,7 +148,14 @@ class MCPServers:
 
     async def stop(self) -> None:
         """Disconnect every server (stdio servers are stopped)."""
-        await cancel_and_wait(*self._tasks)
+        self._stopping = True
+        stuck = await cancel_within(self._tasks, STOP_SECONDS)
+        if stuck:
+            log.error(
+                "%d MCP connection(s) did not close within %d s; left behind at shutdown",
+                len(stuck),
+                STOP_SECONDS,
+            )
         self._tasks.clear()
         await asyncio.gather(*self._dropping, return_exceptions=True)
 
@@ -196,7 +206,8 @@ class MCPServers:
         config = connection.config
         wait = RETRY_FIRST_SECONDS
         failures = 0
-        while True:
+        # A cancellation the client library swallowed while closing must not reconnect.
+        while not self._stopping:
             try:
                 async with self._client(config) as client:
                     listed = await client.list_tools()
